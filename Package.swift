@@ -1,0 +1,120 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// MARK: - Settings shared by every Swift target
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "MockCDN",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "mockcdn", targets: ["mockcdn"]),
+        .library(name: "MockCDNServer", targets: ["MockCDNServer"]),
+        .library(name: "MockCDNClient", targets: ["MockCDNClient"]),
+        .library(name: "MockCDNTesting", targets: ["MockCDNTesting"]),
+    ],
+    // MARK: - Dependencies
+    dependencies: [
+        // HTTP server (routing, request/response, graceful shutdown) on SwiftNIO. Only the Foundation trait:
+        // we read configuration ourselves, so swift-configuration is not pulled in.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0", traits: []),
+        // ByteBuffer and the async file system (NIOFS) that the stores stream through.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        // The `mockcdn` command line.
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        // Structured logging; the server never logs a token, signature or secret.
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        // Starts and gracefully stops the server inside a test (Hummingbird already runs on it).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+    ],
+    // MARK: - Targets
+    targets: [
+        // libcrypto behind a tiny C API: HMAC, SHA, RSA, RAND, constant-time compare.
+        .target(
+            name: "CMockCDNCrypto",
+            linkerSettings: [.linkedLibrary("crypto")]
+        ),
+        // libvips, found through pkg-config.
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
+        // Fixed-arity wrappers over libvips' variadic API, which Swift cannot call.
+        .target(
+            name: "CVipsShim",
+            dependencies: ["CVips"]
+        ),
+        .target(
+            name: "MockCDNCore",
+            dependencies: [
+                "CMockCDNCrypto",
+                "CVipsShim",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "MockCDNServer",
+            dependencies: [
+                "MockCDNCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Foundation only, so an iOS app can use it.
+        .target(
+            name: "MockCDNClient",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "MockCDNTesting",
+            dependencies: [
+                "MockCDNServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "mockcdn",
+            dependencies: [
+                "MockCDNServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // MARK: - Tests
+        .testTarget(
+            name: "MockCDNCoreTests",
+            dependencies: [
+                "MockCDNCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MockCDNServerTests",
+            dependencies: [
+                "MockCDNCore",
+                "MockCDNServer",
+                "MockCDNTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "mockcdnTests",
+            dependencies: ["mockcdn"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

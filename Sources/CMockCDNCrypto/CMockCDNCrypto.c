@@ -1,0 +1,269 @@
+// libcrypto (OpenSSL 3) behind CMockCDNCrypto.h. Every OpenSSL type stays in this file.
+#include "CMockCDNCrypto.h"
+
+#include <openssl/crypto.h>
+#include <openssl/decoder.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/err.h>
+#include <openssl/rsa.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// Stands in for the NULL that Swift passes for an empty buffer; OpenSSL wants a real pointer.
+static const unsigned char empty_input = 0;
+#define NONNULL_INPUT(pointer) ((pointer) != NULL ? (const void *)(pointer) : (const void *)&empty_input)
+
+struct CMockCDNHMACKey {
+    EVP_MAC_CTX *template;
+};
+
+struct CMockCDNSHA256 {
+    EVP_MD_CTX *context;
+};
+
+struct CMockCDNRSAKey {
+    EVP_PKEY *pkey;
+    int is_private;
+};
+
+// MARK: - Digests and MACs
+
+static EVP_MAC_CTX *hmac_context(const void *key, size_t key_length) {
+    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    if (mac == NULL) return NULL;
+    EVP_MAC_CTX *context = EVP_MAC_CTX_new(mac);
+    EVP_MAC_free(mac);
+    if (context == NULL) return NULL;
+    char digest[] = "SHA256";
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+        OSSL_PARAM_construct_end(),
+    };
+    if (EVP_MAC_init(context, NONNULL_INPUT(key), key_length, params) != 1) {
+        EVP_MAC_CTX_free(context);
+        return NULL;
+    }
+    return context;
+}
+
+static int hmac_finish(EVP_MAC_CTX *context, const void *data, size_t data_length, void *out) {
+    size_t written = 0;
+    int ok = EVP_MAC_update(context, NONNULL_INPUT(data), data_length) == 1
+        && EVP_MAC_final(context, out, &written, CMOCKCDN_SHA256_LENGTH) == 1
+        && written == CMOCKCDN_SHA256_LENGTH;
+    return ok;
+}
+
+int CMockCDNCrypto_hmac_sha256(
+    const void *key, size_t key_length, const void *data, size_t data_length, void *out) {
+    EVP_MAC_CTX *context = hmac_context(key, key_length);
+    if (context == NULL) return 0;
+    int ok = hmac_finish(context, data, data_length, out);
+    EVP_MAC_CTX_free(context);
+    return ok;
+}
+
+CMockCDNHMACKey *CMockCDNCrypto_hmac_key_new(const void *key, size_t key_length) {
+    EVP_MAC_CTX *context = hmac_context(key, key_length);
+    if (context == NULL) return NULL;
+    CMockCDNHMACKey *result = malloc(sizeof(CMockCDNHMACKey));
+    if (result == NULL) {
+        EVP_MAC_CTX_free(context);
+        return NULL;
+    }
+    result->template = context;
+    return result;
+}
+
+int CMockCDNCrypto_hmac_key_mac(const CMockCDNHMACKey *key, const void *data, size_t data_length, void *out) {
+    // The keyed template is never mutated, so concurrent callers each work on their own copy.
+    EVP_MAC_CTX *context = EVP_MAC_CTX_dup(key->template);
+    if (context == NULL) return 0;
+    int ok = hmac_finish(context, data, data_length, out);
+    EVP_MAC_CTX_free(context);
+    return ok;
+}
+
+void CMockCDNCrypto_hmac_key_free(CMockCDNHMACKey *key) {
+    if (key == NULL) return;
+    EVP_MAC_CTX_free(key->template);
+    free(key);
+}
+
+static int digest(const EVP_MD *type, const void *data, size_t length, void *out) {
+    return EVP_Digest(NONNULL_INPUT(data), length, out, NULL, type, NULL) == 1;
+}
+
+int CMockCDNCrypto_sha256(const void *data, size_t length, void *out) {
+    return digest(EVP_sha256(), data, length, out);
+}
+
+int CMockCDNCrypto_sha1(const void *data, size_t length, void *out) {
+    return digest(EVP_sha1(), data, length, out);
+}
+
+CMockCDNSHA256 *CMockCDNCrypto_sha256_new(void) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    if (context == NULL) return NULL;
+    if (EVP_DigestInit_ex(context, EVP_sha256(), NULL) != 1) {
+        EVP_MD_CTX_free(context);
+        return NULL;
+    }
+    CMockCDNSHA256 *state = malloc(sizeof(CMockCDNSHA256));
+    if (state == NULL) {
+        EVP_MD_CTX_free(context);
+        return NULL;
+    }
+    state->context = context;
+    return state;
+}
+
+int CMockCDNCrypto_sha256_update(CMockCDNSHA256 *state, const void *data, size_t length) {
+    return EVP_DigestUpdate(state->context, NONNULL_INPUT(data), length) == 1;
+}
+
+int CMockCDNCrypto_sha256_final(CMockCDNSHA256 *state, void *out) {
+    return EVP_DigestFinal_ex(state->context, out, NULL) == 1;
+}
+
+void CMockCDNCrypto_sha256_free(CMockCDNSHA256 *state) {
+    if (state == NULL) return;
+    EVP_MD_CTX_free(state->context);
+    free(state);
+}
+
+// MARK: - Random bytes and comparison
+
+int CMockCDNCrypto_random_bytes(void *out, size_t length) {
+    if (length > INT32_MAX) return 0;
+    return RAND_bytes(out, (int)length) == 1;
+}
+
+int CMockCDNCrypto_constant_time_equal(const void *a, const void *b, size_t length) {
+    return CRYPTO_memcmp(a, b, length) == 0;
+}
+
+// MARK: - RSA
+
+static CMockCDNRSAKey *wrap_key(EVP_PKEY *pkey, int is_private) {
+    if (pkey == NULL) return NULL;
+    if (EVP_PKEY_get_base_id(pkey) != EVP_PKEY_RSA) {
+        EVP_PKEY_free(pkey);
+        return NULL;
+    }
+    CMockCDNRSAKey *key = malloc(sizeof(CMockCDNRSAKey));
+    if (key == NULL) {
+        EVP_PKEY_free(pkey);
+        return NULL;
+    }
+    key->pkey = pkey;
+    key->is_private = is_private;
+    return key;
+}
+
+CMockCDNRSAKey *CMockCDNCrypto_rsa_generate(int bits) {
+    return wrap_key(EVP_RSA_gen((unsigned int)bits), 1);
+}
+
+static BIO *memory_bio(const void *pem, size_t length) {
+    if (length > INT32_MAX) return NULL;
+    return BIO_new_mem_buf(pem, (int)length);
+}
+
+CMockCDNRSAKey *CMockCDNCrypto_rsa_private_from_pem(const void *pem, size_t length) {
+    BIO *bio = memory_bio(pem, length);
+    if (bio == NULL) return NULL;
+    // The empty passphrase callback refuses encrypted keys instead of prompting on the terminal.
+    EVP_PKEY *pkey = PEM_read_bio_PrivateKey(bio, NULL, NULL, "");
+    BIO_free(bio);
+    return wrap_key(pkey, 1);
+}
+
+CMockCDNRSAKey *CMockCDNCrypto_rsa_public_from_pem(const void *pem, size_t length) {
+    // A decoder with no structure named reads SubjectPublicKeyInfo ("PUBLIC KEY") and PKCS#1
+    // ("RSA PUBLIC KEY") alike.
+    EVP_PKEY *pkey = NULL;
+    OSSL_DECODER_CTX *decoder =
+        OSSL_DECODER_CTX_new_for_pkey(&pkey, "PEM", NULL, "RSA", EVP_PKEY_PUBLIC_KEY, NULL, NULL);
+    if (decoder == NULL) return NULL;
+    const unsigned char *cursor = pem;
+    size_t remaining = length;
+    if (OSSL_DECODER_from_data(decoder, &cursor, &remaining) != 1) pkey = NULL;
+    OSSL_DECODER_CTX_free(decoder);
+    ERR_clear_error();
+    return wrap_key(pkey, 0);
+}
+
+int CMockCDNCrypto_rsa_is_private(const CMockCDNRSAKey *key) {
+    return key->is_private;
+}
+
+int CMockCDNCrypto_rsa_bits(const CMockCDNRSAKey *key) {
+    return EVP_PKEY_get_bits(key->pkey);
+}
+
+int CMockCDNCrypto_rsa_to_pem(const CMockCDNRSAKey *key, int include_private, char **out, size_t *out_length) {
+    *out = NULL;
+    *out_length = 0;
+    if (include_private && !key->is_private) return 0;
+    BIO *bio = BIO_new(BIO_s_mem());
+    if (bio == NULL) return 0;
+    int ok = include_private
+        ? PEM_write_bio_PrivateKey(bio, key->pkey, NULL, NULL, 0, NULL, NULL)
+        : PEM_write_bio_PUBKEY(bio, key->pkey);
+    if (ok == 1) {
+        char *data = NULL;
+        long length = BIO_get_mem_data(bio, &data);
+        *out = malloc((size_t)length + 1);
+        if (*out != NULL) {
+            memcpy(*out, data, (size_t)length);
+            (*out)[length] = 0;
+            *out_length = (size_t)length;
+        } else {
+            ok = 0;
+        }
+    }
+    BIO_free(bio);
+    return ok == 1;
+}
+
+int CMockCDNCrypto_rsa_sign(
+    const CMockCDNRSAKey *key, int sha256, const void *data, size_t data_length, void *signature,
+    size_t signature_capacity, size_t *signature_length) {
+    *signature_length = 0;
+    if (!key->is_private) return 0;
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    if (context == NULL) return 0;
+    size_t length = signature_capacity;
+    int ok = EVP_DigestSignInit(context, NULL, sha256 ? EVP_sha256() : EVP_sha1(), NULL, key->pkey) == 1
+        && EVP_DigestSign(context, signature, &length, NONNULL_INPUT(data), data_length) == 1;
+    EVP_MD_CTX_free(context);
+    if (ok) *signature_length = length;
+    return ok;
+}
+
+int CMockCDNCrypto_rsa_verify(
+    const CMockCDNRSAKey *key, int sha256, const void *data, size_t data_length, const void *signature,
+    size_t signature_length) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    if (context == NULL) return 0;
+    int ok = EVP_DigestVerifyInit(context, NULL, sha256 ? EVP_sha256() : EVP_sha1(), NULL, key->pkey) == 1
+        && EVP_DigestVerify(context, signature, signature_length, NONNULL_INPUT(data), data_length) == 1;
+    EVP_MD_CTX_free(context);
+    // A failed verification leaves reasons on OpenSSL's thread-local error queue; drop them.
+    ERR_clear_error();
+    return ok;
+}
+
+void CMockCDNCrypto_rsa_free(CMockCDNRSAKey *key) {
+    if (key == NULL) return;
+    EVP_PKEY_free(key->pkey);
+    free(key);
+}
+
+void CMockCDNCrypto_free(void *pointer) {
+    free(pointer);
+}

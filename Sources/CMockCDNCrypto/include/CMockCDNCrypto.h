@@ -1,0 +1,82 @@
+// CMockCDNCrypto: the few libcrypto calls MockCDN needs, behind a C API with no OpenSSL type in it.
+//
+// Why a shim: OpenSSL's API is macro- and type-heavy (EVP_*, BIO, OSSL_PARAM) and imports badly into
+// Swift; this keeps every OpenSSL type inside CMockCDNCrypto.c. Functions return 1 on success and 0 on
+// failure, and fill out-parameters; bytes travel as `void *` with explicit lengths.
+#ifndef CMOCKCDN_CRYPTO_H
+#define CMOCKCDN_CRYPTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma clang assume_nonnull begin
+
+#define CMOCKCDN_SHA256_LENGTH 32
+#define CMOCKCDN_SHA1_LENGTH 20
+
+/// An HMAC-SHA256 key prepared once and reused for many messages (thread-safe: each use works on a copy).
+typedef struct CMockCDNHMACKey CMockCDNHMACKey;
+/// A running SHA-256 over data that arrives in pieces.
+typedef struct CMockCDNSHA256 CMockCDNSHA256;
+/// An RSA key, private (can sign and verify) or public (can verify).
+typedef struct CMockCDNRSAKey CMockCDNRSAKey;
+
+// MARK: - Digests and MACs
+// Message and key pointers may be NULL when their length is 0.
+
+/// HMAC-SHA256 of `data` under `key`; writes 32 bytes to `out`.
+int CMockCDNCrypto_hmac_sha256(
+    const void *_Nullable key, size_t key_length, const void *_Nullable data, size_t data_length, void *out);
+
+CMockCDNHMACKey *_Nullable CMockCDNCrypto_hmac_key_new(const void *_Nullable key, size_t key_length);
+int CMockCDNCrypto_hmac_key_mac(const CMockCDNHMACKey *key, const void *_Nullable data, size_t data_length, void *out);
+void CMockCDNCrypto_hmac_key_free(CMockCDNHMACKey *_Nullable key);
+
+/// SHA-256 (`out` 32 bytes) and SHA-1 (`out` 20 bytes) of a whole buffer.
+int CMockCDNCrypto_sha256(const void *_Nullable data, size_t length, void *out);
+int CMockCDNCrypto_sha1(const void *_Nullable data, size_t length, void *out);
+
+CMockCDNSHA256 *_Nullable CMockCDNCrypto_sha256_new(void);
+int CMockCDNCrypto_sha256_update(CMockCDNSHA256 *state, const void *_Nullable data, size_t length);
+/// Writes the digest to `out`; the state cannot be updated afterwards.
+int CMockCDNCrypto_sha256_final(CMockCDNSHA256 *state, void *out);
+void CMockCDNCrypto_sha256_free(CMockCDNSHA256 *_Nullable state);
+
+// MARK: - Random bytes and comparison
+
+int CMockCDNCrypto_random_bytes(void *out, size_t length);
+/// 1 when the buffers are equal; time depends on `length` only, never on where they differ.
+int CMockCDNCrypto_constant_time_equal(const void *a, const void *b, size_t length);
+
+// MARK: - RSA
+
+/// Generates a fresh RSA key of `bits` bits with public exponent 65537.
+CMockCDNRSAKey *_Nullable CMockCDNCrypto_rsa_generate(int bits);
+/// Reads a PEM private key (PKCS#1 "RSA PRIVATE KEY" or PKCS#8 "PRIVATE KEY").
+CMockCDNRSAKey *_Nullable CMockCDNCrypto_rsa_private_from_pem(const void *pem, size_t length);
+/// Reads a PEM public key (SubjectPublicKeyInfo "PUBLIC KEY" or PKCS#1 "RSA PUBLIC KEY").
+CMockCDNRSAKey *_Nullable CMockCDNCrypto_rsa_public_from_pem(const void *pem, size_t length);
+/// 1 when the key holds a private part.
+int CMockCDNCrypto_rsa_is_private(const CMockCDNRSAKey *key);
+/// The key size in bits.
+int CMockCDNCrypto_rsa_bits(const CMockCDNRSAKey *key);
+/// Writes PEM text (PKCS#8 private or SubjectPublicKeyInfo public) into a buffer the caller frees with
+/// CMockCDNCrypto_free.
+int CMockCDNCrypto_rsa_to_pem(
+    const CMockCDNRSAKey *key, int include_private, char *_Nullable *_Nonnull out, size_t *out_length);
+/// RSASSA-PKCS1-v1_5 over SHA-1 (`sha256` 0) or SHA-256 (`sha256` 1). `signature` must hold
+/// `bits / 8` bytes; `signature_length` gets the length written.
+int CMockCDNCrypto_rsa_sign(
+    const CMockCDNRSAKey *key, int sha256, const void *_Nullable data, size_t data_length, void *signature,
+    size_t signature_capacity, size_t *signature_length);
+/// 1 when `signature` is a valid RSASSA-PKCS1-v1_5 signature of `data`, 0 otherwise.
+int CMockCDNCrypto_rsa_verify(
+    const CMockCDNRSAKey *key, int sha256, const void *_Nullable data, size_t data_length, const void *signature,
+    size_t signature_length);
+void CMockCDNCrypto_rsa_free(CMockCDNRSAKey *_Nullable key);
+
+void CMockCDNCrypto_free(void *_Nullable pointer);
+
+#pragma clang assume_nonnull end
+
+#endif

@@ -1,0 +1,2 @@
+// The libvips umbrella header, found through pkg-config "vips".
+#include <vips/vips.h>

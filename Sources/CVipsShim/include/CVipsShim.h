@@ -1,0 +1,80 @@
+// CVipsShim: fixed-arity wrappers over libvips.
+//
+// Why a shim: libvips' API is variadic (NULL-terminated option lists), which Swift cannot call, and it
+// hands out GObject references that Swift should never see. Every function here returns 1 on success
+// and 0 on failure; on failure `*error` gets a message read from vips' error buffer, which the caller
+// frees with CVipsShim_free. Output buffers are freed with CVipsShim_free too.
+#ifndef CVIPSSHIM_H
+#define CVIPSSHIM_H
+
+#include <stddef.h>
+
+#pragma clang assume_nonnull begin
+
+/// How a resize fits the source into the target box.
+typedef enum {
+    /// Fit inside width x height keeping the aspect ratio; never enlarge.
+    CVipsShimModeFit = 0,
+    /// Cover width x height keeping the aspect ratio, then cut to exactly width x height at the anchor.
+    CVipsShimModeCover = 1,
+    /// Exactly width x height, aspect ratio ignored.
+    CVipsShimModeForce = 2,
+    /// Fit inside width x height (never enlarging), then pad with black to exactly width x height.
+    CVipsShimModePad = 3,
+} CVipsShimMode;
+
+/// Which part of the image a cover resize keeps.
+typedef enum {
+    CVipsShimAnchorCenter = 0,
+    CVipsShimAnchorTop = 1,
+    CVipsShimAnchorBottom = 2,
+    CVipsShimAnchorLeft = 3,
+    CVipsShimAnchorRight = 4,
+} CVipsShimAnchor;
+
+typedef enum {
+    CVipsShimFormatJPEG = 0,
+    CVipsShimFormatPNG = 1,
+    CVipsShimFormatWebP = 2,
+    CVipsShimFormatGIF = 3,
+} CVipsShimFormat;
+
+/// What an image header says, read without decoding pixels.
+typedef struct {
+    int width;
+    /// Height of one page (frame).
+    int page_height;
+    /// Number of pages (frames); 1 for a still image.
+    int pages;
+    /// vips' loader nickname, e.g. "jpegload_buffer".
+    char loader[64];
+} CVipsShimHeader;
+
+/// Starts libvips once per process; later calls return the first result.
+int CVipsShim_initialize(char *_Nullable *_Nonnull error);
+
+/// Reads the header of an encoded image in memory.
+int CVipsShim_probe(const void *data, size_t length, CVipsShimHeader *header, char *_Nullable *_Nonnull error);
+
+/// Resizes an encoded image and encodes the result. `quality` 1...100 applies to JPEG and WebP;
+/// `all_pages` keeps every frame of an animated image.
+int CVipsShim_resize(
+    const void *data, size_t length, int width, int height, CVipsShimMode mode, CVipsShimAnchor anchor,
+    CVipsShimFormat format, int quality, int all_pages, void *_Nullable *_Nonnull out, size_t *out_length,
+    char *_Nullable *_Nonnull error);
+
+/// Encodes 8-bit interleaved pixels (`bands` 1, 3 or 4 per pixel, row-major).
+int CVipsShim_encode_pixels(
+    const void *pixels, size_t length, int width, int height, int bands, CVipsShimFormat format, int quality,
+    void *_Nullable *_Nonnull out, size_t *out_length, char *_Nullable *_Nonnull error);
+
+/// Decodes the first page of an encoded image to 8-bit interleaved pixels.
+int CVipsShim_decode_pixels(
+    const void *data, size_t length, void *_Nullable *_Nonnull pixels, size_t *pixels_length, int *width,
+    int *height, int *bands, char *_Nullable *_Nonnull error);
+
+void CVipsShim_free(void *_Nullable pointer);
+
+#pragma clang assume_nonnull end
+
+#endif

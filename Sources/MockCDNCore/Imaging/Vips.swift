@@ -1,0 +1,242 @@
+import CVipsShim
+import NIOCore
+
+/// libvips through CVipsShim: header probes, resizes and encodes. Every call is synchronous and may take
+/// a while on a large image, so servers call it off their event loops.
+public enum Vips {
+    /// How a resize fits the source into the target box.
+    public enum ResizeMode: Sendable, CaseIterable {
+        /// Fit inside keeping the aspect ratio, never enlarging (Stream's `clip`).
+        case fit
+        /// Cover and cut to exactly the box at an anchor (Stream's `crop`).
+        case cover
+        /// Exactly the box, aspect ignored (Stream's `scale`).
+        case force
+        /// Fit inside, then pad with black to exactly the box (Stream's `fill`).
+        case pad
+
+        var shimValue: CVipsShimMode {
+            switch self {
+            case .fit: CVipsShimModeFit
+            case .cover: CVipsShimModeCover
+            case .force: CVipsShimModeForce
+            case .pad: CVipsShimModePad
+            }
+        }
+    }
+
+    /// Which part a cover resize keeps.
+    public enum Anchor: Sendable, CaseIterable {
+        case center, top, bottom, left, right
+
+        var shimValue: CVipsShimAnchor {
+            switch self {
+            case .center: CVipsShimAnchorCenter
+            case .top: CVipsShimAnchorTop
+            case .bottom: CVipsShimAnchorBottom
+            case .left: CVipsShimAnchorLeft
+            case .right: CVipsShimAnchorRight
+            }
+        }
+    }
+
+    /// Formats vips encodes to.
+    public enum OutputFormat: Sendable, CaseIterable {
+        case jpeg, png, webp, gif
+
+        var shimValue: CVipsShimFormat {
+            switch self {
+            case .jpeg: CVipsShimFormatJPEG
+            case .png: CVipsShimFormatPNG
+            case .webp: CVipsShimFormatWebP
+            case .gif: CVipsShimFormatGIF
+            }
+        }
+    }
+
+    /// Decoded 8-bit pixels, interleaved, row-major.
+    public struct Pixels: Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        /// Channels per pixel: 1 (grey), 3 (RGB) or 4 (RGBA).
+        public var bands: Int
+        public var bytes: [UInt8]
+
+        public init(width: Int, height: Int, bands: Int, bytes: [UInt8]) {
+            self.width = width
+            self.height = height
+            self.bands = bands
+            self.bytes = bytes
+        }
+
+        /// The channel values of the pixel at (`x`, `y`).
+        public subscript(x: Int, y: Int) -> ArraySlice<UInt8> {
+            let start = (y * self.width + x) * self.bands
+            return self.bytes[start..<start + self.bands]
+        }
+    }
+
+    /// Starts libvips; called by every operation, cheap after the first time.
+    ///
+    /// - Throws: `MockCDNError.imageFailure` when libvips cannot start.
+    public static func initialize() throws {
+        try call { error in CVipsShim_initialize(&error) }
+    }
+
+    /// Reads an image's header (size, frames, format) without decoding its pixels.
+    ///
+    /// - Parameter data: the encoded image.
+    /// - Returns: the header.
+    /// - Throws: `MockCDNError.imageFailure` when vips does not recognise the bytes.
+    public static func probe(_ data: ByteBuffer) throws -> ImageHeader {
+        var header = CVipsShimHeader()
+        try data.withUnsafeReadableBytes { bytes in
+            try call { error in CVipsShim_probe(bytes.baseAddress ?? emptyBase, bytes.count, &header, &error) }
+        }
+        let loader = withUnsafeBytes(of: header.loader) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return ImageHeader(
+            width: Int(header.width),
+            height: Int(header.page_height),
+            frames: max(1, Int(header.pages)),
+            format: format(ofLoader: loader)
+        )
+    }
+
+    /// Resizes an encoded image and encodes the result.
+    ///
+    /// - Parameters:
+    ///   - data: the encoded source.
+    ///   - width: the target box width, at least 1.
+    ///   - height: the target box height, at least 1.
+    ///   - mode: how the source fits the box.
+    ///   - anchor: the part kept by `.cover`.
+    ///   - format: the output format.
+    ///   - quality: 1...100, for JPEG and WebP.
+    ///   - allFrames: keep every frame of an animation (else the first only).
+    /// - Returns: the encoded result.
+    /// - Throws: `MockCDNError.imageFailure` with vips' message.
+    public static func resize(
+        _ data: ByteBuffer,
+        width: Int,
+        height: Int,
+        mode: ResizeMode,
+        anchor: Anchor = .center,
+        format: OutputFormat,
+        quality: Int = 85,
+        allFrames: Bool = false
+    ) throws -> ByteBuffer {
+        try data.withUnsafeReadableBytes { bytes in
+            try output { out, length, error in
+                CVipsShim_resize(
+                    bytes.baseAddress ?? emptyBase,
+                    bytes.count,
+                    Int32(clamping: width),
+                    Int32(clamping: height),
+                    mode.shimValue,
+                    anchor.shimValue,
+                    format.shimValue,
+                    Int32(clamping: quality),
+                    allFrames ? 1 : 0,
+                    &out,
+                    &length,
+                    &error
+                )
+            }
+        }
+    }
+
+    /// Encodes raw pixels, e.g. to make test images or fixtures.
+    ///
+    /// - Parameters:
+    ///   - pixels: the pixels.
+    ///   - format: the output format.
+    ///   - quality: 1...100, for JPEG and WebP.
+    /// - Returns: the encoded image.
+    /// - Throws: `MockCDNError.imageFailure` when the buffer does not match its size or encoding fails.
+    public static func encode(_ pixels: Pixels, format: OutputFormat, quality: Int = 90) throws -> ByteBuffer {
+        try pixels.bytes.withUnsafeBytes { bytes in
+            try output { out, length, error in
+                CVipsShim_encode_pixels(
+                    bytes.baseAddress ?? emptyBase,
+                    bytes.count,
+                    Int32(clamping: pixels.width),
+                    Int32(clamping: pixels.height),
+                    Int32(clamping: pixels.bands),
+                    format.shimValue,
+                    Int32(clamping: quality),
+                    &out,
+                    &length,
+                    &error
+                )
+            }
+        }
+    }
+
+    /// Decodes the first frame of an encoded image to 8-bit pixels.
+    ///
+    /// - Parameter data: the encoded image.
+    /// - Returns: the pixels.
+    /// - Throws: `MockCDNError.imageFailure` when vips cannot decode it.
+    public static func decode(_ data: ByteBuffer) throws -> Pixels {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var bands: Int32 = 0
+        let bytes = try data.withUnsafeReadableBytes { bytes in
+            try output { out, length, error in
+                CVipsShim_decode_pixels(
+                    bytes.baseAddress ?? emptyBase,
+                    bytes.count,
+                    &out,
+                    &length,
+                    &width,
+                    &height,
+                    &bands,
+                    &error
+                )
+            }
+        }
+        return Pixels(width: Int(width), height: Int(height), bands: Int(bands), bytes: Array(bytes.readableBytesView))
+    }
+
+    // MARK: - Helpers
+
+    /// A valid pointer for empty inputs: the C side reads zero bytes from it.
+    private static var emptyBase: UnsafeRawPointer { UnsafeRawPointer(bitPattern: 1)! }
+
+    private static func call(_ body: (inout UnsafeMutablePointer<CChar>?) -> Int32) throws {
+        var error: UnsafeMutablePointer<CChar>?
+        let status = body(&error)
+        defer { CVipsShim_free(error) }
+        guard status == 1 else {
+            let message = error.map { String(cString: $0) } ?? "vips failed"
+            throw MockCDNError.imageFailure(message.trimmingSuffix("\n"))
+        }
+    }
+
+    private static func output(
+        _ body: (inout UnsafeMutableRawPointer?, inout Int, inout UnsafeMutablePointer<CChar>?) -> Int32
+    ) throws -> ByteBuffer {
+        var out: UnsafeMutableRawPointer?
+        var length = 0
+        try call { error in body(&out, &length, &error) }
+        defer { CVipsShim_free(out) }
+        guard let out else { throw MockCDNError.imageFailure("vips returned no data") }
+        return ByteBuffer(bytes: UnsafeRawBufferPointer(start: out, count: length))
+    }
+
+    private static func format(ofLoader loader: String) -> ImageFormat? {
+        let prefixes: [(String, ImageFormat)] = [
+            ("jpegload", .jpeg), ("pngload", .png), ("webpload", .webp), ("gifload", .gif),
+            ("heifload", .heif), ("svgload", .svg),
+        ]
+        return prefixes.first { loader.hasPrefix($0.0) }?.1
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: Character) -> String {
+        var text = self
+        while text.last == suffix { text.removeLast() }
+        return text
+    }
+}

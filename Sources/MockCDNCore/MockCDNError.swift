@@ -1,0 +1,59 @@
+/// An error from MockCDN's core: storage, signing, imaging.
+///
+/// Errors compare by kind only, so tests can write `#expect(throws: MockCDNError.objectNotFound)`; the
+/// `detail` says what exactly went wrong and never contains a secret.
+public struct MockCDNError: Error, Sendable, Equatable, CustomStringConvertible {
+    private enum Kind: Sendable, Equatable {
+        case invalidObjectKey
+        case objectNotFound
+        case objectTooLarge
+        case rangeNotSatisfiable
+        case cryptoFailure
+        case invalidKeyMaterial
+        case imageFailure
+        case storageFailure
+    }
+
+    private let kind: Kind
+    /// What went wrong, for logs and error envelopes.
+    public let detail: String
+
+    private init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    public var description: String { self.detail }
+
+    public static func == (lhs: MockCDNError, rhs: MockCDNError) -> Bool { lhs.kind == rhs.kind }
+
+    /// An object key that is empty, too long, absolute, or climbs out with `..`.
+    public static let invalidObjectKey = MockCDNError(.invalidObjectKey, "invalid object key")
+    public static func invalidObjectKey(_ reason: String) -> MockCDNError { .init(.invalidObjectKey, reason) }
+
+    /// No object is stored under the key.
+    public static let objectNotFound = MockCDNError(.objectNotFound, "no such object")
+
+    /// A body grew past the size limit while it streamed in.
+    public static let objectTooLarge = MockCDNError(.objectTooLarge, "object too large")
+    public static func objectTooLarge(limit: Int) -> MockCDNError {
+        .init(.objectTooLarge, "object is larger than the limit of \(limit) bytes")
+    }
+
+    /// A byte range outside the object.
+    public static let rangeNotSatisfiable = MockCDNError(.rangeNotSatisfiable, "range not satisfiable")
+
+    /// libcrypto reported a failure (out of memory, or an unusable key).
+    public static let cryptoFailure = MockCDNError(.cryptoFailure, "cryptographic operation failed")
+
+    /// PEM text that holds no usable RSA key of the expected kind.
+    public static let invalidKeyMaterial = MockCDNError(.invalidKeyMaterial, "invalid key material")
+
+    /// libvips could not read, resize or encode an image; the detail is vips' own message.
+    public static let imageFailure = MockCDNError(.imageFailure, "image operation failed")
+    public static func imageFailure(_ message: String) -> MockCDNError { .init(.imageFailure, message) }
+
+    /// The disk store found its folder in a state it cannot use.
+    public static let storageFailure = MockCDNError(.storageFailure, "storage failure")
+    public static func storageFailure(_ message: String) -> MockCDNError { .init(.storageFailure, message) }
+}

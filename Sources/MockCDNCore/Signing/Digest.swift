@@ -1,0 +1,63 @@
+import CMockCDNCrypto
+
+/// One-shot digests from libcrypto.
+public enum Digest {
+    /// SHA-256 of `data`.
+    ///
+    /// - Parameter data: the bytes to hash.
+    /// - Returns: 32 bytes.
+    public static func sha256(_ data: some ContiguousBytesView) -> [UInt8] {
+        data.withBytes { bytes in
+            digest(length: Int(CMOCKCDN_SHA256_LENGTH)) { CMockCDNCrypto_sha256(bytes.baseAddress, bytes.count, $0) }
+        }
+    }
+
+    /// SHA-1 of `data` (CloudFront's default signature hash; not for anything new).
+    ///
+    /// - Parameter data: the bytes to hash.
+    /// - Returns: 20 bytes.
+    public static func sha1(_ data: some ContiguousBytesView) -> [UInt8] {
+        data.withBytes { bytes in
+            digest(length: Int(CMOCKCDN_SHA1_LENGTH)) { CMockCDNCrypto_sha1(bytes.baseAddress, bytes.count, $0) }
+        }
+    }
+
+    private static func digest(length: Int, _ body: (UnsafeMutableRawPointer) -> Int32) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+            // libcrypto only fails here when it cannot allocate, which Swift treats as fatal too.
+            precondition(body(buffer.baseAddress!) == 1, "libcrypto digest failed")
+            count = length
+        }
+    }
+}
+
+/// SHA-256 over bytes that arrive in pieces, such as an upload streaming to disk. Not thread-safe.
+public final class SHA256Hasher {
+    private let state: OpaquePointer
+
+    public init() {
+        guard let state = CMockCDNCrypto_sha256_new() else { fatalError("libcrypto cannot allocate a SHA-256 state") }
+        self.state = state
+    }
+
+    deinit { CMockCDNCrypto_sha256_free(self.state) }
+
+    /// Adds bytes to the running digest.
+    ///
+    /// - Parameter data: the next piece.
+    public func update(_ data: some ContiguousBytesView) {
+        data.withBytes { bytes in
+            precondition(CMockCDNCrypto_sha256_update(self.state, bytes.baseAddress, bytes.count) == 1)
+        }
+    }
+
+    /// Ends the digest; call it once.
+    ///
+    /// - Returns: 32 bytes.
+    public func finalize() -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: Int(CMOCKCDN_SHA256_LENGTH)) { buffer, count in
+            precondition(CMockCDNCrypto_sha256_final(self.state, buffer.baseAddress!) == 1)
+            count = Int(CMOCKCDN_SHA256_LENGTH)
+        }
+    }
+}

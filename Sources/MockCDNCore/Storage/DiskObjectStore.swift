@@ -1,0 +1,224 @@
+import Foundation
+import NIOCore
+import Synchronization
+import _NIOFileSystem
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Objects on disk under one folder (`--data-dir`), crash-safe.
+///
+/// Layout: `blobs/<id>` holds an object's bytes, `meta/<sha256 of key>.json` its metadata and blob id,
+/// `tmp/` writes in progress. A write goes to `tmp/`, is fsynced, and is renamed into `blobs/`; then the
+/// metadata file is written the same way. The metadata rename is the commit: after a crash an object is
+/// either wholly there or not at all, and opening the store removes leftovers (temp files, blobs no
+/// metadata names). Metadata is also kept in memory, so lookups never touch the disk.
+public final class DiskObjectStore: ObjectStore {
+    private struct Record: Codable {
+        var blob: String
+        var metadata: ObjectMetadata
+    }
+
+    public let directory: FilePath
+    private let blobs: FilePath
+    private let meta: FilePath
+    private let temporary: FilePath
+    private let index: Mutex<[ObjectKey: Record]>
+    private static let chunkLength = ByteCount.kibibytes(64)
+
+    /// Opens (creating if needed) the store in `directory` and cleans up after any crash.
+    ///
+    /// - Parameter directory: the folder; created with its parents when missing.
+    /// - Throws: `MockCDNError.storageFailure` when the folder cannot be used.
+    public init(directory: String) async throws {
+        let fileSystem = FileSystem.shared
+        self.directory = FilePath(directory)
+        self.blobs = self.directory.appending("blobs")
+        self.meta = self.directory.appending("meta")
+        self.temporary = self.directory.appending("tmp")
+        do {
+            for folder in [self.blobs, self.meta] {
+                try await fileSystem.createDirectory(at: folder, withIntermediateDirectories: true)
+            }
+            // Anything in tmp/ is a write that never committed.
+            try await fileSystem.removeItem(at: self.temporary, recursively: true)
+            try await fileSystem.createDirectory(at: self.temporary, withIntermediateDirectories: true)
+            let records = try await Self.loadRecords(in: self.meta)
+            let referenced = Set(records.values.map(\.blob))
+            for name in try await Self.names(in: self.blobs) where !referenced.contains(name) {
+                try await fileSystem.removeItem(at: self.blobs.appending(name))
+            }
+            self.index = Mutex(records)
+        } catch let error as MockCDNError {
+            throw error
+        } catch {
+            throw MockCDNError.storageFailure("cannot open data directory \(directory): \(error)")
+        }
+    }
+
+    public func put<Body: AsyncSequence>(
+        _ key: ObjectKey,
+        body: Body,
+        attributes: ObjectAttributes,
+        maxBytes: Int
+    ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
+        let blob = Self.newIdentifier()
+        let blobTemporary = self.temporary.appending(blob)
+        let metaTemporary = self.temporary.appending(blob + ".json")
+        do {
+            var intake = ObjectIntake(maxBytes: maxBytes)
+            try await FileSystem.shared.withFileHandle(forWritingAt: blobTemporary) { handle in
+                var offset: Int64 = 0
+                for try await chunk in body {
+                    try intake.take(chunk)
+                    offset += try await handle.write(contentsOf: chunk, toAbsoluteOffset: offset)
+                }
+                try await handle.synchronize()
+            }
+            let record = Record(blob: blob, metadata: intake.metadata(for: key, attributes: attributes))
+            try await FileSystem.shared.replaceItem(at: self.blobs.appending(blob), withItemAt: blobTemporary)
+            try await Self.writeSynchronized(try JSONEncoder().encode(record), to: metaTemporary)
+            let replaced = try self.commit(key) { index in
+                try Self.renameFile(metaTemporary, to: self.metaPath(for: key))
+                defer { index[key] = record }
+                return index[key]
+            }
+            try await Self.synchronizeDirectory(self.blobs)
+            try await Self.synchronizeDirectory(self.meta)
+            if let replaced {
+                await Self.removeLeftover(self.blobs.appending(replaced.blob))
+            }
+            return record.metadata
+        } catch {
+            for leftover in [blobTemporary, metaTemporary, self.blobs.appending(blob)] {
+                await Self.removeLeftover(leftover)
+            }
+            throw error
+        }
+    }
+
+    public func metadata(for key: ObjectKey) async throws -> ObjectMetadata? {
+        self.index.withLock { $0[key]?.metadata }
+    }
+
+    public func read(
+        _ key: ObjectKey,
+        range: Range<Int>?,
+        into consumer: (ByteBuffer) async throws -> Void
+    ) async throws {
+        guard let record = self.index.withLock({ $0[key] }) else { throw MockCDNError.objectNotFound }
+        let range = try (range ?? 0..<record.metadata.size).validated(within: record.metadata.size)
+        guard !range.isEmpty else { return }
+        do {
+            try await FileSystem.shared.withFileHandle(forReadingAt: self.blobs.appending(record.blob)) { handle in
+                let offsets = Int64(range.lowerBound)..<Int64(range.upperBound)
+                for try await chunk in handle.readChunks(in: offsets, chunkLength: Self.chunkLength) {
+                    try await consumer(chunk)
+                }
+            }
+        } catch let error as FileSystemError where error.code == .notFound {
+            // Deleted between the index lookup and the open.
+            throw MockCDNError.objectNotFound
+        }
+    }
+
+    @discardableResult
+    public func delete(_ key: ObjectKey) async throws -> Bool {
+        let removed = try self.commit(key) { index -> Record? in
+            guard let record = index[key] else { return nil }
+            // Unlinking the metadata is the commit; the blob is only garbage after that.
+            guard unlink(self.metaPath(for: key).string) == 0 || errno == ENOENT else {
+                throw MockCDNError.storageFailure("cannot delete \(key): errno \(errno)")
+            }
+            index[key] = nil
+            return record
+        }
+        guard let removed else { return false }
+        try await Self.synchronizeDirectory(self.meta)
+        await Self.removeLeftover(self.blobs.appending(removed.blob))
+        return true
+    }
+
+    public func list(prefix: String) async throws -> [ObjectMetadata] {
+        self.index.withLock { index in
+            index.filter { $0.key.rawValue.hasPrefix(prefix) }.sorted { $0.key < $1.key }.map(\.value.metadata)
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Runs a commit step (a rename or unlink, both fast system calls) while holding the index lock, so the
+    /// index and the metadata files change in the same order under concurrent writers of one key.
+    private func commit<Result>(
+        _ key: ObjectKey,
+        _ body: (inout [ObjectKey: Record]) throws -> Result
+    ) throws -> Result {
+        try self.index.withLock { try body(&$0) }
+    }
+
+    private func metaPath(for key: ObjectKey) -> FilePath {
+        self.meta.appending(Digest.sha256(key.rawValue).hexString + ".json")
+    }
+
+    private static func newIdentifier() -> String {
+        SecureBytes.random(count: 16).hexString
+    }
+
+    /// Removes a file nothing refers to any more. A failure only leaves garbage that the next open cleans.
+    private static func removeLeftover(_ path: FilePath) async {
+        _ = try? await FileSystem.shared.removeItem(at: path)
+    }
+
+    private static func renameFile(_ source: FilePath, to destination: FilePath) throws {
+        guard rename(source.string, destination.string) == 0 else {
+            throw MockCDNError.storageFailure("cannot rename into \(destination): errno \(errno)")
+        }
+    }
+
+    private static func writeSynchronized(_ data: Data, to path: FilePath) async throws {
+        try await FileSystem.shared.withFileHandle(forWritingAt: path) { handle in
+            _ = try await handle.write(contentsOf: data, toAbsoluteOffset: 0)
+            try await handle.synchronize()
+        }
+    }
+
+    /// Makes renames and unlinks in `folder` durable.
+    private static func synchronizeDirectory(_ folder: FilePath) async throws {
+        try await FileSystem.shared.withDirectoryHandle(atPath: folder) { try await $0.synchronize() }
+    }
+
+    private static func names(in folder: FilePath) async throws -> [String] {
+        try await FileSystem.shared.withDirectoryHandle(atPath: folder) { directory in
+            var names: [String] = []
+            for try await entry in directory.listContents() {
+                names.append(entry.name.string)
+            }
+            return names
+        }
+    }
+
+    private static func loadRecords(in folder: FilePath) async throws -> [ObjectKey: Record] {
+        var records: [ObjectKey: Record] = [:]
+        let decoder = JSONDecoder()
+        for name in try await names(in: folder) {
+            let path = folder.appending(name)
+            guard name.hasSuffix(".json") else {
+                try await FileSystem.shared.removeItem(at: path)
+                continue
+            }
+            let bytes = try await ByteBuffer(contentsOf: path, maximumSizeAllowed: .mebibytes(1))
+            guard let record = try? decoder.decode(Record.self, from: Data(bytes.readableBytesView)),
+                let key = try? ObjectKey(record.metadata.key)
+            else {
+                // Written whole or not at all, so an unreadable file is damage from outside: drop it.
+                try await FileSystem.shared.removeItem(at: path)
+                continue
+            }
+            records[key] = record
+        }
+        return records
+    }
+}

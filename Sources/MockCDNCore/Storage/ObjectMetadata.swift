@@ -1,0 +1,49 @@
+import Foundation
+
+/// What the caller says about an object it stores.
+public struct ObjectAttributes: Sendable, Equatable {
+    public var contentType: String
+    /// The uploader's user id, when known.
+    public var owner: String?
+    /// Anything else worth keeping: channel, image width/height/frames, original name.
+    public var extras: [String: String]
+    public var created: Date
+
+    public init(contentType: String, owner: String? = nil, extras: [String: String] = [:], created: Date = Date()) {
+        self.contentType = contentType
+        self.owner = owner
+        self.extras = extras
+        self.created = created
+    }
+}
+
+/// What the store knows about an object once it is complete.
+public struct ObjectMetadata: Sendable, Equatable, Codable {
+    public var key: String
+    public var size: Int
+    public var contentType: String
+    /// SHA-256 of the bytes, lower-case hex.
+    public var sha256: String
+    /// Quoted strong entity tag, derived from the SHA-256.
+    public var etag: String
+    /// Whole seconds: HTTP dates (Last-Modified) carry no more.
+    public var created: Date
+    public var owner: String?
+    public var extras: [String: String]
+
+    public init(key: ObjectKey, size: Int, sha256: [UInt8], attributes: ObjectAttributes) {
+        self.key = key.rawValue
+        self.size = size
+        self.contentType = attributes.contentType
+        self.sha256 = sha256.hexString
+        self.etag = "\"" + sha256.prefix(16).hexString + "\""
+        self.created = Date(timeIntervalSince1970: attributes.created.timeIntervalSince1970.rounded(.down))
+        self.owner = attributes.owner
+        self.extras = attributes.extras
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case key, size, sha256, etag, created, owner, extras
+        case contentType = "content_type"
+    }
+}

@@ -1,0 +1,95 @@
+import NIOCore
+
+/// Where objects live: in memory (the default) or on disk (`--data-dir`).
+///
+/// Writes stream: an object becomes visible only once its whole body arrived, and a write that fails
+/// midway leaves nothing behind. Reads stream too, so a large object never has to fit in memory.
+public protocol ObjectStore: Sendable {
+    /// Stores `body` under `key`, replacing any object already there once the new one is complete.
+    ///
+    /// - Parameters:
+    ///   - key: where to store it.
+    ///   - body: the bytes, as they arrive.
+    ///   - attributes: content type, owner and extras to keep with it.
+    ///   - maxBytes: the most bytes accepted; one more and the write stops.
+    /// - Returns: the stored object's metadata.
+    /// - Throws: `MockCDNError.objectTooLarge` past `maxBytes`, or whatever `body` throws; nothing is stored.
+    func put<Body: AsyncSequence>(
+        _ key: ObjectKey,
+        body: Body,
+        attributes: ObjectAttributes,
+        maxBytes: Int
+    ) async throws -> ObjectMetadata where Body.Element == ByteBuffer
+
+    /// The metadata of the object under `key`, or nil when there is none.
+    func metadata(for key: ObjectKey) async throws -> ObjectMetadata?
+
+    /// Streams the object (or `range` of it) to `consumer`, chunk by chunk.
+    ///
+    /// - Parameters:
+    ///   - key: the object.
+    ///   - range: byte offsets to read, within the object; nil for all of it.
+    ///   - consumer: called with each chunk in order.
+    /// - Throws: `MockCDNError.objectNotFound`, `.rangeNotSatisfiable`, or what `consumer` throws.
+    func read(
+        _ key: ObjectKey,
+        range: Range<Int>?,
+        into consumer: (ByteBuffer) async throws -> Void
+    ) async throws
+
+    /// Removes the object.
+    ///
+    /// - Returns: true when there was one.
+    @discardableResult
+    func delete(_ key: ObjectKey) async throws -> Bool
+
+    /// Every object whose key starts with `prefix`, ordered by key.
+    func list(prefix: String) async throws -> [ObjectMetadata]
+}
+
+extension ObjectStore {
+    /// Reads a whole object (or a range) into one buffer; for small objects and tests.
+    ///
+    /// - Parameters:
+    ///   - key: the object.
+    ///   - range: byte offsets to read; nil for all of it.
+    /// - Returns: the bytes.
+    public func collect(_ key: ObjectKey, range: Range<Int>? = nil) async throws -> ByteBuffer {
+        var result = ByteBuffer()
+        try await self.read(key, range: range) { chunk in
+            var chunk = chunk
+            result.writeBuffer(&chunk)
+        }
+        return result
+    }
+}
+
+/// Counts and hashes a body as it streams in, and stops it at the size limit. Both stores use it, so
+/// both compute size, SHA-256 and ETag the same way.
+struct ObjectIntake {
+    let maxBytes: Int
+    private(set) var size = 0
+    private let hasher = SHA256Hasher()
+
+    init(maxBytes: Int) {
+        self.maxBytes = maxBytes
+    }
+
+    mutating func take(_ chunk: ByteBuffer) throws {
+        self.size += chunk.readableBytes
+        guard self.size <= self.maxBytes else { throw MockCDNError.objectTooLarge(limit: self.maxBytes) }
+        self.hasher.update(chunk)
+    }
+
+    func metadata(for key: ObjectKey, attributes: ObjectAttributes) -> ObjectMetadata {
+        ObjectMetadata(key: key, size: self.size, sha256: self.hasher.finalize(), attributes: attributes)
+    }
+}
+
+extension Range where Bound == Int {
+    /// Checks the range lies within an object of `size` bytes.
+    func validated(within size: Int) throws -> Range<Int> {
+        guard self.lowerBound >= 0, self.upperBound <= size else { throw MockCDNError.rangeNotSatisfiable }
+        return self
+    }
+}

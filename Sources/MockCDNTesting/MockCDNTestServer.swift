@@ -1,0 +1,73 @@
+import Foundation
+import Hummingbird
+import Logging
+import MockCDNServer
+import ServiceLifecycle
+
+/// A MockCDN server started for one test.
+public struct RunningMockCDN: Sendable {
+    /// `http://127.0.0.1:PORT`, with the port the server really bound.
+    public let baseURL: URL
+    public let configuration: ServerConfiguration
+
+    /// The absolute URL of `path` on this server.
+    ///
+    /// - Parameter path: a path starting with `/`, optionally with a query.
+    /// - Returns: the URL.
+    public func url(_ path: String) -> URL {
+        URL(string: self.baseURL.absoluteString + path)!
+    }
+}
+
+/// Starts a real MockCDN server inside a test suite.
+public enum MockCDNTestServer {
+    /// Runs `body` against a freshly started server and stops the server afterwards.
+    ///
+    /// The server binds 127.0.0.1 on a free port whatever `configuration.port` says, so tests can run in
+    /// parallel.
+    ///
+    /// - Parameters:
+    ///   - configuration: the server's configuration (in memory, demo app, by default).
+    ///   - body: the test, given the running server.
+    /// - Returns: what `body` returns.
+    /// - Throws: what starting the server or `body` throws.
+    public static func withRunning<Result: Sendable>(
+        _ configuration: ServerConfiguration = ServerConfiguration(logLevel: .warning),
+        _ body: @Sendable (RunningMockCDN) async throws -> Result
+    ) async throws -> Result {
+        var configuration = configuration
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        let (ready, readyContinuation) = AsyncStream.makeStream(of: String.self)
+        let app = try await buildApplication(configuration) { baseURL in
+            readyContinuation.yield(baseURL)
+            readyContinuation.finish()
+        }
+        let serviceGroup = ServiceGroup(
+            configuration: .init(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "mockcdn.testing"))
+        )
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { readyContinuation.finish() }
+                try await serviceGroup.run()
+            }
+            var readyIterator = ready.makeAsyncIterator()
+            guard let baseURL = await readyIterator.next(), let url = URL(string: baseURL) else {
+                // The server stopped before it listened: surface its error.
+                try await group.next()
+                throw CancellationError()
+            }
+            let configured = configuration
+            do {
+                let result = try await body(RunningMockCDN(baseURL: url, configuration: configured))
+                await serviceGroup.triggerGracefulShutdown()
+                try await group.waitForAll()
+                return result
+            } catch {
+                await serviceGroup.triggerGracefulShutdown()
+                try? await group.waitForAll()
+                throw error
+            }
+        }
+    }
+}

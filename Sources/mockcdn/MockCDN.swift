@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// The `mockcdn` command: subcommands only, the work is in MockCDNServer.
+@main
+struct MockCDNCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mockcdn",
+        abstract: "A mock CDN and media backend for Stream and CometChat apps, with real signatures and expiry.",
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self
+    )
+}

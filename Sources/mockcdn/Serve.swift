@@ -1,0 +1,48 @@
+import ArgumentParser
+import Logging
+import MockCDNServer
+
+/// `mockcdn serve`: run the server until SIGINT or SIGTERM.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the MockCDN server.",
+        discussion: """
+            With no flags: in memory, 127.0.0.1:8080, the demo app. Prints `mockcdn ready on http://HOST:PORT` \
+            on stdout once it listens, then the default app's keys. Logs go to stderr.
+            """
+    )
+
+    @Option(help: "Address to bind.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to bind; 0 picks a free port.")
+    var port = 8080
+
+    @Option(help: "Folder to persist objects in (crash-safe); objects stay in memory when omitted.")
+    var dataDir: String?
+
+    @Option(help: "Base URL for links, when clients reach the server under another name.")
+    var publicURL: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
+    func validate() throws {
+        guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0...65535") }
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        try await runServer(
+            ServerConfiguration(
+                host: self.host,
+                port: self.port,
+                dataDirectory: self.dataDir,
+                publicURL: self.publicURL,
+                logLevel: self.logLevel
+            )
+        )
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

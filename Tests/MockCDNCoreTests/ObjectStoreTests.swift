@@ -1,0 +1,273 @@
+import Foundation
+import MockCDNCore
+import NIOCore
+import Testing
+
+/// One suite, run against both stores.
+@Suite("ObjectStore")
+struct ObjectStoreTests {
+    enum Kind: String, CaseIterable, Sendable {
+        case memory, disk
+    }
+
+    /// A store of `kind` plus the folder behind it (disk only), removed by `cleanUp`.
+    struct Subject {
+        let store: any ObjectStore
+        let folder: URL?
+
+        init(_ kind: Kind) async throws {
+            switch kind {
+            case .memory:
+                self.store = MemoryObjectStore()
+                self.folder = nil
+            case .disk:
+                let folder = try makeTemporaryDirectory()
+                self.store = try await DiskObjectStore(directory: folder.path)
+                self.folder = folder
+            }
+        }
+
+        /// Files under `sub` of the store's folder (empty for the memory store).
+        func files(in sub: String) throws -> [String] {
+            guard let folder else { return [] }
+            return try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(sub).path)
+        }
+
+        func cleanUp() {
+            if let folder { try? FileManager.default.removeItem(at: folder) }
+        }
+    }
+
+    struct ExplodingBody: Error {}
+
+    /// An async sequence of chunks; throws `ExplodingBody` after `failAfter` chunks when set.
+    static func chunks(_ data: [UInt8], size: Int, failAfter: Int? = nil) -> AsyncThrowingStream<ByteBuffer, any Error>
+    {
+        AsyncThrowingStream { continuation in
+            var offset = 0
+            var sent = 0
+            while offset < data.count {
+                if let failAfter, sent == failAfter {
+                    continuation.finish(throwing: ExplodingBody())
+                    return
+                }
+                let end = min(offset + size, data.count)
+                continuation.yield(ByteBuffer(bytes: data[offset..<end]))
+                offset = end
+                sent += 1
+            }
+            continuation.finish()
+        }
+    }
+
+    static func key(_ text: String) -> ObjectKey { try! ObjectKey(text) }
+
+    static let attributes = ObjectAttributes(
+        contentType: "text/plain",
+        owner: "alice",
+        extras: ["channel": "messaging:general"],
+        created: Date(timeIntervalSince1970: 1_700_000_000.75)
+    )
+
+    @Test("put, metadata, read and range read", arguments: Kind.allCases)
+    func roundTrip(kind: Kind) async throws {
+        let subject = try await Subject(kind)
+        defer { subject.cleanUp() }
+        let body = Array("hello, object store".utf8)
+        let metadata = try await subject.store.put(
+            Self.key("attachments/1/hello.txt"),
+            body: Self.chunks(body, size: 4),
+            attributes: Self.attributes,
+            maxBytes: 100
+        )
+        #expect(metadata.size == body.count)
+        #expect(metadata.sha256 == Digest.sha256(body).hexString)
+        #expect(metadata.etag == "\"" + String(metadata.sha256.prefix(32)) + "\"")
+        #expect(metadata.created == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(metadata.owner == "alice")
+        #expect(metadata.extras == ["channel": "messaging:general"])
+        #expect(try await subject.store.metadata(for: Self.key("attachments/1/hello.txt")) == metadata)
+        #expect(try await subject.store.collect(Self.key("attachments/1/hello.txt")) == ByteBuffer(bytes: body))
+        #expect(
+            try await subject.store.collect(Self.key("attachments/1/hello.txt"), range: 7..<12)
+                == ByteBuffer(string: "objec")
+        )
+        #expect(try await subject.store.collect(Self.key("attachments/1/hello.txt"), range: 3..<3) == ByteBuffer())
+        await #expect(throws: MockCDNError.rangeNotSatisfiable) {
+            try await subject.store.collect(Self.key("attachments/1/hello.txt"), range: 10..<20)
+        }
+        await #expect(throws: MockCDNError.objectNotFound) { try await subject.store.collect(Self.key("nope")) }
+        #expect(try await subject.store.metadata(for: Self.key("nope")) == nil)
+    }
+
+    @Test("a large object streams in and out in chunks", arguments: Kind.allCases)
+    func largeObjectStreams(kind: Kind) async throws {
+        let subject = try await Subject(kind)
+        defer { subject.cleanUp() }
+        let body = (0..<(3 * 1024 * 1024 + 17)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let key = Self.key("media/big.bin")
+        _ = try await subject.store.put(
+            key,
+            body: Self.chunks(body, size: 65_536),
+            attributes: Self.attributes,
+            maxBytes: 4 << 20
+        )
+        var chunkCount = 0
+        var collected: [UInt8] = []
+        try await subject.store.read(key, range: nil) { chunk in
+            chunkCount += 1
+            collected += chunk.readableBytesView
+        }
+        #expect(collected == body)
+        if kind == .disk {
+            #expect(chunkCount > 1, "the disk store must stream, not load the file whole")
+        }
+    }
+
+    @Test("a body past the limit stores nothing and leaves no file", arguments: Kind.allCases)
+    func tooLarge(kind: Kind) async throws {
+        let subject = try await Subject(kind)
+        defer { subject.cleanUp() }
+        await #expect(throws: MockCDNError.objectTooLarge) {
+            try await subject.store.put(
+                Self.key("a/too-big"),
+                body: Self.chunks(Array(repeating: 7, count: 11), size: 3),
+                attributes: Self.attributes,
+                maxBytes: 10
+            )
+        }
+        #expect(try await subject.store.metadata(for: Self.key("a/too-big")) == nil)
+        #expect(try await subject.store.list(prefix: "").isEmpty)
+        #expect(try subject.files(in: "tmp").isEmpty)
+        #expect(try subject.files(in: "blobs").isEmpty)
+        #expect(try subject.files(in: "meta").isEmpty)
+        // Exactly at the limit is fine.
+        let metadata = try await subject.store.put(
+            Self.key("a/just-fits"),
+            body: Self.chunks(Array(repeating: 7, count: 10), size: 3),
+            attributes: Self.attributes,
+            maxBytes: 10
+        )
+        #expect(metadata.size == 10)
+    }
+
+    @Test("a write that throws midway leaves no object and no temp file", arguments: Kind.allCases)
+    func failedWrite(kind: Kind) async throws {
+        let subject = try await Subject(kind)
+        defer { subject.cleanUp() }
+        let key = Self.key("images/x/photo.png")
+        _ = try await subject.store.put(
+            key,
+            body: Self.chunks([1, 2, 3], size: 1),
+            attributes: Self.attributes,
+            maxBytes: 100
+        )
+        await #expect(throws: ExplodingBody.self) {
+            try await subject.store.put(
+                key,
+                body: Self.chunks(Array(repeating: 9, count: 1000), size: 100, failAfter: 3),
+                attributes: Self.attributes,
+                maxBytes: 10_000
+            )
+        }
+        // The earlier object is untouched, and nothing of the failed write remains.
+        #expect(try await subject.store.collect(key) == ByteBuffer(bytes: [1, 2, 3]))
+        #expect(try subject.files(in: "tmp").isEmpty)
+        #expect(try subject.files(in: "blobs").count == (kind == .disk ? 1 : 0))
+    }
+
+    @Test("overwrite, delete and list by prefix", arguments: Kind.allCases)
+    func overwriteDeleteList(kind: Kind) async throws {
+        let subject = try await Subject(kind)
+        defer { subject.cleanUp() }
+        for name in ["images/b/2.png", "images/a/1.png", "attachments/c/3.pdf"] {
+            _ = try await subject.store.put(
+                Self.key(name),
+                body: Self.chunks(Array(name.utf8), size: 5),
+                attributes: Self.attributes,
+                maxBytes: 100
+            )
+        }
+        let replaced = try await subject.store.put(
+            Self.key("images/a/1.png"),
+            body: Self.chunks([42], size: 1),
+            attributes: Self.attributes,
+            maxBytes: 100
+        )
+        #expect(replaced.size == 1)
+        #expect(try await subject.store.list(prefix: "images/").map(\.key) == ["images/a/1.png", "images/b/2.png"])
+        #expect(try await subject.store.list(prefix: "").count == 3)
+        #expect(try subject.files(in: "blobs").count == (kind == .disk ? 3 : 0), "a replaced blob is removed")
+
+        #expect(try await subject.store.delete(Self.key("images/a/1.png")))
+        #expect(try await !subject.store.delete(Self.key("images/a/1.png")))
+        await #expect(throws: MockCDNError.objectNotFound) {
+            try await subject.store.collect(Self.key("images/a/1.png"))
+        }
+        #expect(try await subject.store.list(prefix: "images/").map(\.key) == ["images/b/2.png"])
+        #expect(try subject.files(in: "blobs").count == (kind == .disk ? 2 : 0))
+    }
+
+    @Test(
+        "keys that climb out, or are not plain relative paths, are refused",
+        arguments: [
+            "", "/etc/passwd", "..", "../x", "a/../b", "a/./b", "a//b", "a/", "a\u{0}b", "a\\b", "a\nb",
+            String(repeating: "k", count: 1025),
+        ]
+    )
+    func invalidKeys(text: String) {
+        #expect(throws: MockCDNError.invalidObjectKey) { try ObjectKey(text) }
+    }
+
+    @Test(
+        "ordinary keys are accepted",
+        arguments: ["images/0b6f/photo.jpg", "a/b c/ü.png", "x..y/..z", String(repeating: "k", count: 1024)]
+    )
+    func validKeys(text: String) throws {
+        #expect(try ObjectKey(text).rawValue == text)
+    }
+
+    @Test("a finished write survives a new disk store opened on the same folder")
+    func diskReopen() async throws {
+        let folder = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let body = Array("persist me".utf8)
+        let written: ObjectMetadata
+        do {
+            let store = try await DiskObjectStore(directory: folder.path)
+            written = try await store.put(
+                Self.key("media/u/p.txt"),
+                body: Self.chunks(body, size: 3),
+                attributes: Self.attributes,
+                maxBytes: 100
+            )
+        }
+        let reopened = try await DiskObjectStore(directory: folder.path)
+        #expect(try await reopened.metadata(for: Self.key("media/u/p.txt")) == written)
+        #expect(try await reopened.collect(Self.key("media/u/p.txt")) == ByteBuffer(bytes: body))
+    }
+
+    @Test("opening a disk store removes what a crash left behind")
+    func diskCleansLeftovers() async throws {
+        let folder = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let store = try await DiskObjectStore(directory: folder.path)
+            _ = try await store.put(
+                Self.key("kept"),
+                body: Self.chunks([1], size: 1),
+                attributes: Self.attributes,
+                maxBytes: 10
+            )
+        }
+        // What a crash between the steps of a write would leave: a temp file, and a blob no metadata names.
+        try Data([1, 2, 3]).write(to: folder.appendingPathComponent("tmp/0123abcd"))
+        try Data([4, 5, 6]).write(to: folder.appendingPathComponent("blobs/deadbeef"))
+        let reopened = try await DiskObjectStore(directory: folder.path)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("tmp").path).isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("blobs").path).count == 1
+        )
+        #expect(try await reopened.list(prefix: "").map(\.key) == ["kept"])
+    }
+}
