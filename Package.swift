@@ -22,12 +22,16 @@ let package = Package(
         // HTTP server (routing, request/response, graceful shutdown) on SwiftNIO. Only the Foundation trait:
         // we read configuration ourselves, so swift-configuration is not pulled in.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0", traits: []),
+        // HTTPField names for the headers MockCDN defines (`fat`, `stream-auth-type`); Hummingbird speaks it.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
         // ByteBuffer and the async file system (NIOFS) that the stores stream through.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         // The `mockcdn` command line.
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         // Structured logging; the server never logs a token, signature or secret.
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        // Streaming multipart/form-data parser for uploads.
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
         // Starts and gracefully stops the server inside a test (Hummingbird already runs on it).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
@@ -64,7 +68,10 @@ let package = Package(
             dependencies: [
                 "MockCDNCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

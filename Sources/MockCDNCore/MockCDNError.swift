@@ -12,6 +12,7 @@ public struct MockCDNError: Error, Sendable, Equatable, CustomStringConvertible 
         case invalidKeyMaterial
         case imageFailure
         case storageFailure
+        case invalidConfiguration
     }
 
     private let kind: Kind
@@ -52,6 +53,13 @@ public struct MockCDNError: Error, Sendable, Equatable, CustomStringConvertible 
     /// libvips could not read, resize or encode an image; the detail is vips' own message.
     public static let imageFailure = MockCDNError(.imageFailure, "image operation failed")
     public static func imageFailure(_ message: String) -> MockCDNError { .init(.imageFailure, message) }
+
+    /// An app's configuration cannot be used (the detail says why).
+    public static let invalidConfiguration = MockCDNError(.invalidConfiguration, "invalid configuration")
+    public static func invalidConfiguration(_ message: String) -> MockCDNError { .init(.invalidConfiguration, message) }
+
+    /// PEM text that holds no usable key, with the reason.
+    public static func invalidKeyMaterial(_ message: String) -> MockCDNError { .init(.invalidKeyMaterial, message) }
 
     /// The disk store found its folder in a state it cannot use.
     public static let storageFailure = MockCDNError(.storageFailure, "storage failure")

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import MockCDNCore
@@ -25,19 +26,52 @@ public func buildApplication(
         } else {
             MemoryObjectStore()
         }
-    logger.debug("store ready", metadata: ["store": "\(type(of: store))"])
+    let services = ServerServices(
+        apps: try AppRegistry(configuration.apps),
+        store: store,
+        clock: MockClock(),
+        channels: ChannelDirectory(),
+        links: LinkSigner(
+            base: configuration.publicURL ?? "http://\(hostForURL(configuration.host)):\(configuration.port)"
+        ),
+        logger: logger
+    )
 
     let router = Router(context: AppRequestContext.self)
-    HealthController().addRoutes(to: router.group("_mockcdn"))
+    router.add(middleware: corsMiddleware())
+    let admin = router.group("_mockcdn")
+    HealthController().addRoutes(to: admin)
+    ClockController(clock: services.clock).addRoutes(to: admin)
+    KeysController(services: services).addRoutes(to: router)
+    StreamAppController(services: services).addRoutes(to: router)
+    StreamUploadController(services: services).addRoutes(to: router)
+    CDNController(services: services).addRoutes(to: router)
 
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "MockCDN"),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
-            await onReady("http://\(hostForURL(configuration.host)):\(port)")
+            let url = "http://\(hostForURL(configuration.host)):\(port)"
+            services.links.bound(to: url, publicURL: configuration.publicURL)
+            await onReady(url)
         },
         logger: logger
+    )
+}
+
+/// CORS for browsers: any origin, the methods and headers MockCDN's routes use, and the response headers a
+/// media player needs to see.
+private func corsMiddleware() -> CORSMiddleware<AppRequestContext> {
+    CORSMiddleware(
+        allowOrigin: .all,
+        allowHeaders: [
+            .accept, .authorization, .contentType, .origin, .range, .ifNoneMatch, .ifModifiedSince, .ifRange,
+            HTTPField.Name("fat")!, StreamAuthenticator.authType,
+        ],
+        allowMethods: [.get, .head, .post, .put, .patch, .delete, .options],
+        exposedHeaders: ["ETag", "Content-Length", "Content-Range", "Accept-Ranges", "Last-Modified"],
+        maxAge: .seconds(86400)
     )
 }
 

@@ -1,10 +1,32 @@
+import Foundation
 import Hummingbird
+import NIOCore
 
 /// The per-request context every MockCDN route receives.
 public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The client's IP address, for CloudFront `IpAddress` conditions.
+    public let remoteAddress: String?
+    /// When the request arrived, for Stream's `duration` field.
+    public let started: ContinuousClock.Instant
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress?.ipAddress
+        self.started = .now
+    }
+
+    /// JSON as Stream writes it: `/` unescaped, so links read the same in a body as in a browser.
+    public var responseEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// Time since the request arrived, as Stream writes it: `"1.23ms"`.
+    var duration: String {
+        let elapsed = ContinuousClock.now - self.started
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        return String(format: "%.2fms", milliseconds)
     }
 }

@@ -126,6 +126,30 @@ public final class DiskObjectStore: ObjectStore {
     }
 
     @discardableResult
+    public func updateMetadata(
+        _ key: ObjectKey,
+        _ change: (inout ObjectMetadata) -> Void
+    ) async throws -> ObjectMetadata {
+        guard var record = self.index.withLock({ $0[key] }) else { throw MockCDNError.objectNotFound }
+        change(&record.metadata)
+        let metaTemporary = self.temporary.appending(Self.newIdentifier() + ".json")
+        do {
+            try await Self.writeSynchronized(try JSONEncoder().encode(record), to: metaTemporary)
+            try self.commit(key) { index in
+                // A put or delete that committed meanwhile wins; this edit was for the object it replaced.
+                guard index[key]?.blob == record.blob else { throw MockCDNError.objectNotFound }
+                try Self.renameFile(metaTemporary, to: self.metaPath(for: key))
+                index[key] = record
+            }
+            try await Self.synchronizeDirectory(self.meta)
+            return record.metadata
+        } catch {
+            await Self.removeLeftover(metaTemporary)
+            throw error
+        }
+    }
+
+    @discardableResult
     public func delete(_ key: ObjectKey) async throws -> Bool {
         let removed = try self.commit(key) { index -> Record? in
             guard let record = index[key] else { return nil }

@@ -47,6 +47,19 @@ public final class MemoryObjectStore: ObjectStore {
     }
 
     @discardableResult
+    public func updateMetadata(
+        _ key: ObjectKey,
+        _ change: (inout ObjectMetadata) -> Void
+    ) async throws -> ObjectMetadata {
+        try self.entries.withLock { entries in
+            guard var entry = entries[key] else { throw MockCDNError.objectNotFound }
+            change(&entry.metadata)
+            entries[key] = entry
+            return entry.metadata
+        }
+    }
+
+    @discardableResult
     public func delete(_ key: ObjectKey) async throws -> Bool {
         self.entries.withLock { $0.removeValue(forKey: key) != nil }
     }

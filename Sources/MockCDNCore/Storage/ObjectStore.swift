@@ -37,6 +37,19 @@ public protocol ObjectStore: Sendable {
         into consumer: (ByteBuffer) async throws -> Void
     ) async throws
 
+    /// Changes an object's metadata (owner, extras); its bytes, size and hashes stay as they are.
+    ///
+    /// - Parameters:
+    ///   - key: the object.
+    ///   - change: edits the metadata.
+    /// - Returns: the new metadata.
+    /// - Throws: `MockCDNError.objectNotFound`.
+    @discardableResult
+    func updateMetadata(
+        _ key: ObjectKey,
+        _ change: (inout ObjectMetadata) -> Void
+    ) async throws -> ObjectMetadata
+
     /// Removes the object.
     ///
     /// - Returns: true when there was one.

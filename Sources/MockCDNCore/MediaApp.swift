@@ -1,0 +1,115 @@
+import Synchronization
+
+/// A tenant at run time: its configuration with keys loaded, and settings `PATCH /app` can change.
+public final class MediaApp: Sendable {
+    public let configuration: AppConfiguration
+    /// The API secret, prepared for HMAC (JWTs, FATs).
+    public let secretKey: HMACKey
+    /// Signs new links.
+    public let activeKeyPair: CloudFrontKeyPair
+    public let keyPairs: [CloudFrontKeyPair]
+    private let uploadConfigs: Mutex<(file: UploadConfig, image: UploadConfig)>
+
+    /// Loads the app's keys (generating a key pair when none is configured).
+    ///
+    /// - Parameter configuration: the app.
+    /// - Throws: `MockCDNError.invalidKeyMaterial` for unreadable PEM or no active private key.
+    public init(_ configuration: AppConfiguration) throws {
+        var pairs: [CloudFrontKeyPair] = []
+        for pair in configuration.keyPairs {
+            let key: RSAKey
+            if let pem = pair.privateKeyPEM {
+                key = try RSAKey(privateKeyPEM: pem)
+            } else if let pem = pair.publicKeyPEM {
+                key = try RSAKey(publicKeyPEM: pem)
+            } else {
+                key = try RSAKey.generate()
+            }
+            pairs.append(CloudFrontKeyPair(id: pair.id, key: key, status: pair.status))
+        }
+        if pairs.isEmpty {
+            pairs.append(CloudFrontKeyPair(id: CloudFrontKeyPair.newID(), key: try RSAKey.generate(), status: .active))
+        }
+        let active = pairs.filter { $0.status == .active }
+        guard active.count == 1, active[0].key.isPrivate else {
+            throw MockCDNError.invalidKeyMaterial(
+                "app \(configuration.appID) needs exactly one active key pair with a private key"
+            )
+        }
+        self.configuration = configuration
+        self.secretKey = HMACKey(configuration.apiSecret)
+        self.activeKeyPair = active[0]
+        self.keyPairs = pairs
+        self.uploadConfigs = Mutex((configuration.fileUploadConfig, configuration.imageUploadConfig))
+    }
+
+    public var id: String { self.configuration.appID }
+
+    /// The key pair with `id`, whatever its status.
+    public func keyPair(id: String) -> CloudFrontKeyPair? {
+        self.keyPairs.first { $0.id == id }
+    }
+
+    /// The upload restrictions in force for `kind`.
+    public func uploadConfig(_ kind: UploadPolicy.Kind) -> UploadConfig {
+        self.uploadConfigs.withLock { kind == .image ? $0.image : $0.file }
+    }
+
+    /// Replaces the upload restrictions (`PATCH /app`); effective for the next request.
+    public func setUploadConfig(_ config: UploadConfig, for kind: UploadPolicy.Kind) {
+        self.uploadConfigs.withLock { configs in
+            if kind == .image { configs.image = config } else { configs.file = config }
+        }
+    }
+
+    /// Back to the configured restrictions (`/_mockcdn/reset`).
+    public func resetUploadConfigs() {
+        self.uploadConfigs.withLock { $0 = (self.configuration.fileUploadConfig, self.configuration.imageUploadConfig) }
+    }
+}
+
+/// Every tenant, found by app id or API key.
+public struct AppRegistry: Sendable {
+    public let apps: [MediaApp]
+
+    /// Loads every app.
+    ///
+    /// - Parameter configurations: the apps; the first is the default app.
+    /// - Throws: `MockCDNError.invalidKeyMaterial`, or `.invalidConfiguration` for duplicate ids or keys.
+    public init(_ configurations: [AppConfiguration]) throws {
+        guard !configurations.isEmpty else { throw MockCDNError.invalidConfiguration("at least one app is required") }
+        guard Set(configurations.map(\.appID)).count == configurations.count,
+            Set(configurations.map(\.apiKey)).count == configurations.count
+        else { throw MockCDNError.invalidConfiguration("app ids and api keys must be unique") }
+        self.apps = try configurations.map(MediaApp.init)
+    }
+
+    public func app(id: String) -> MediaApp? {
+        self.apps.first { $0.id == id }
+    }
+
+    public func app(apiKey: String) -> MediaApp? {
+        self.apps.first { $0.configuration.apiKey == apiKey }
+    }
+}
+
+/// Channel membership: uploaders join the channel they upload to; a server token adds members.
+public final class ChannelDirectory: Sendable {
+    private let members = Mutex<[String: Set<String>]>([:])
+
+    public init() {}
+
+    private static func key(app: String, channel: String) -> String { app + "|" + channel }
+
+    public func add(_ users: some Sequence<String>, app: String, channel: String) {
+        self.members.withLock { $0[Self.key(app: app, channel: channel), default: []].formUnion(users) }
+    }
+
+    public func isMember(_ user: String, app: String, channel: String) -> Bool {
+        self.members.withLock { $0[Self.key(app: app, channel: channel)]?.contains(user) ?? false }
+    }
+
+    public func removeAll() {
+        self.members.withLock { $0.removeAll() }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+
+/// Stream's per-app upload restrictions (`file_upload_config`, `image_upload_config` of UpdateAppSettings).
+public struct UploadConfig: Sendable, Codable, Equatable {
+    public var allowedFileExtensions: [String]
+    public var blockedFileExtensions: [String]
+    public var allowedMimeTypes: [String]
+    public var blockedMimeTypes: [String]
+    /// Bytes; 0 means the default (100 MiB).
+    public var sizeLimit: Int
+
+    public init(
+        allowedFileExtensions: [String] = [],
+        blockedFileExtensions: [String] = [],
+        allowedMimeTypes: [String] = [],
+        blockedMimeTypes: [String] = [],
+        sizeLimit: Int = 0
+    ) {
+        self.allowedFileExtensions = allowedFileExtensions
+        self.blockedFileExtensions = blockedFileExtensions
+        self.allowedMimeTypes = allowedMimeTypes
+        self.blockedMimeTypes = blockedMimeTypes
+        self.sizeLimit = sizeLimit
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case allowedFileExtensions = "allowed_file_extensions"
+        case blockedFileExtensions = "blocked_file_extensions"
+        case allowedMimeTypes = "allowed_mime_types"
+        case blockedMimeTypes = "blocked_mime_types"
+        case sizeLimit = "size_limit"
+    }
+}
+
+/// An upload refused by policy; the message is Stream-style and safe to show.
+public struct UploadRejection: Error, Sendable, Equatable, CustomStringConvertible {
+    public let message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { self.message }
+}
+
+/// What may be uploaded: size, image types checked against the bytes, and the app's allow/block lists.
+public enum UploadPolicy {
+    /// Image or file endpoint.
+    public enum Kind: String, Sendable {
+        case image, file
+    }
+
+    /// The default and largest per-file limit: 100 MiB.
+    public static let defaultSizeLimit = 100 * 1024 * 1024
+
+    /// Stream's image types.
+    public static let imageTypes: Set<String> = [
+        "image/bmp", "image/gif", "image/jpeg", "image/png", "image/webp", "image/heic", "image/heic-sequence",
+        "image/heif", "image/heif-sequence", "image/svg+xml",
+    ]
+
+    /// The size limit in force.
+    ///
+    /// - Parameter config: the app's config for the kind.
+    /// - Returns: bytes.
+    public static func sizeLimit(_ config: UploadConfig) -> Int {
+        config.sizeLimit > 0 ? min(config.sizeLimit, defaultSizeLimit) : defaultSizeLimit
+    }
+
+    /// Decides whether a file may be stored and under which content type.
+    ///
+    /// - Parameters:
+    ///   - kind: image or file endpoint.
+    ///   - fileName: the part's file name.
+    ///   - declaredType: the part's Content-Type, if any.
+    ///   - prefix: the file's first bytes.
+    ///   - config: the app's config for the kind.
+    /// - Returns: the content type to store.
+    /// - Throws: `UploadRejection` saying which rule failed.
+    public static func contentType(
+        kind: Kind,
+        fileName: String,
+        declaredType: String?,
+        prefix: [UInt8],
+        config: UploadConfig
+    ) throws(UploadRejection) -> String {
+        let sniffed = MediaSniffer.sniff(prefix)
+        let declared = declaredType.map(normalised).flatMap {
+            $0.isEmpty || $0 == "application/octet-stream" ? nil : $0
+        }
+        let contentType: String
+        switch kind {
+        case .image:
+            guard let sniffed, imageTypes.contains(sniffed) else {
+                throw UploadRejection(
+                    "file is not a supported image; allowed types: \(imageTypes.sorted().joined(separator: ", "))"
+                )
+            }
+            if let declared, !sameImageType(declared, sniffed) {
+                throw UploadRejection("declared content type \(declared) does not match the file's bytes (\(sniffed))")
+            }
+            contentType = sniffed
+        case .file:
+            contentType = declared ?? sniffed ?? "application/octet-stream"
+        }
+        let fileExtension = Self.fileExtension(fileName)
+        let allowedExtensions = config.allowedFileExtensions.map(normalisedExtension)
+        let blockedExtensions = config.blockedFileExtensions.map(normalisedExtension)
+        if !allowedExtensions.isEmpty && !allowedExtensions.contains(fileExtension) {
+            throw UploadRejection("file extension .\(fileExtension) is not allowed for this app")
+        }
+        if blockedExtensions.contains(fileExtension) {
+            throw UploadRejection("file extension .\(fileExtension) is blocked for this app")
+        }
+        let allowedTypes = config.allowedMimeTypes.map(normalised)
+        if !allowedTypes.isEmpty && !allowedTypes.contains(contentType) {
+            throw UploadRejection("mime type \(contentType) is not allowed for this app")
+        }
+        if config.blockedMimeTypes.map(normalised).contains(contentType) {
+            throw UploadRejection("mime type \(contentType) is blocked for this app")
+        }
+        return contentType
+    }
+
+    /// A file name safe in a URL and on disk: the last path component, characters outside
+    /// `A-Z a-z 0-9 . _ -` replaced by `_`, no leading dots, at most 128 bytes; `file` when nothing is left.
+    ///
+    /// - Parameter name: the name the client sent.
+    /// - Returns: the sanitised name.
+    public static func sanitizedFileName(_ name: String) -> String {
+        let last = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        var safe = String(
+            last.unicodeScalars.map { scalar -> Character in
+                switch scalar {
+                case "A"..."Z", "a"..."z", "0"..."9", ".", "_", "-": Character(scalar)
+                default: "_"
+                }
+            }
+        )
+        while safe.hasPrefix(".") { safe.removeFirst() }
+        if safe.utf8.count > 128 {
+            let ext = fileExtension(safe)
+            let keep = ext.isEmpty || ext.count > 16 ? "" : "." + ext
+            safe = String(safe.prefix(128 - keep.count)) + keep
+        }
+        return safe.isEmpty ? "file" : safe
+    }
+
+    /// Lower-case extension without the dot; empty when there is none.
+    static func fileExtension(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return name[name.index(after: dot)...].lowercased()
+    }
+
+    private static func normalisedExtension(_ text: String) -> String {
+        text.hasPrefix(".") ? String(text.dropFirst()).lowercased() : text.lowercased()
+    }
+
+    /// `Image/JPEG; charset=x` -> `image/jpeg`.
+    static func normalised(_ type: String) -> String {
+        String(type.split(separator: ";", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    private static func sameImageType(_ declared: String, _ sniffed: String) -> Bool {
+        let aliases = [
+            "image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "image/x-ms-bmp": "image/bmp",
+            "image/svg": "image/svg+xml",
+        ]
+        let family = [
+            "image/heic-sequence": "image/heic", "image/heif": "image/heic", "image/heif-sequence": "image/heic",
+        ]
+        func canonical(_ type: String) -> String {
+            let type = aliases[type] ?? type
+            return family[type] ?? type
+        }
+        // HEIC and HEIF are one container family; their brands do not decide the declared name.
+        return canonical(declared) == canonical(sniffed)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// RFC 9110 section 13 preconditions for GET and HEAD of a stored object.
+public enum ConditionalRequest {
+    /// What the preconditions decide.
+    public enum Outcome: Sendable, Equatable {
+        /// 304 Not Modified.
+        case notModified
+        /// Serve, honouring Range only when `honourRange` (If-Range may say the client's copy is stale).
+        case serve(honourRange: Bool)
+    }
+
+    /// Evaluates If-None-Match, If-Modified-Since and If-Range.
+    ///
+    /// - Parameters:
+    ///   - ifNoneMatch: the header value, if any.
+    ///   - ifModifiedSince: the header value, if any.
+    ///   - ifRange: the header value, if any.
+    ///   - etag: the object's strong entity tag, quoted.
+    ///   - lastModified: the object's modification time, whole seconds.
+    /// - Returns: the outcome.
+    public static func evaluate(
+        ifNoneMatch: String?,
+        ifModifiedSince: String?,
+        ifRange: String?,
+        etag: String,
+        lastModified: Date
+    ) -> Outcome {
+        if let ifNoneMatch {
+            // Weak comparison: W/"x" matches "x".
+            let tags = ifNoneMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            if tags.contains("*") || tags.contains(where: { weakTag($0) == weakTag(etag) }) { return .notModified }
+        } else if let ifModifiedSince, let since = HTTPDate.parse(ifModifiedSince), lastModified <= since {
+            return .notModified
+        }
+        guard let ifRange else { return .serve(honourRange: true) }
+        let trimmed = ifRange.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("\"") || trimmed.hasPrefix("W/") {
+            // If-Range needs a strong match; a weak tag never matches.
+            return .serve(honourRange: trimmed == etag)
+        }
+        guard let date = HTTPDate.parse(trimmed) else { return .serve(honourRange: false) }
+        return .serve(honourRange: date == lastModified)
+    }
+
+    private static func weakTag(_ tag: String) -> Substring {
+        tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
+    }
+}

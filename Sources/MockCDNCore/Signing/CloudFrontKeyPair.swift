@@ -1,0 +1,29 @@
+/// A CloudFront key pair of an app.
+public struct CloudFrontKeyPair: Sendable {
+    /// What the key may still do.
+    public enum Status: String, Sendable, Codable, CaseIterable {
+        /// Signs new links (one per app) and verifies.
+        case active
+        /// Verifies links signed before a rotation.
+        case accepted
+        /// Rejected: links it signed get 403.
+        case retired
+    }
+
+    /// The id links carry as `Key-Pair-Id`, e.g. `K2JCJMDEHXQW5F`.
+    public let id: String
+    public let key: RSAKey
+    public var status: Status
+
+    public init(id: String, key: RSAKey, status: Status) {
+        self.id = id
+        self.key = key
+        self.status = status
+    }
+
+    /// A new random id in CloudFront's form: `K` and 13 upper-case letters or digits.
+    public static func newID() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        return "K" + String(SecureBytes.random(count: 13).map { alphabet[Int($0) % alphabet.count] })
+    }
+}

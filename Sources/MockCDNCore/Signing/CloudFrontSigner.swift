@@ -1,0 +1,125 @@
+/// Signs URLs the way CloudFront (and botocore's CloudFrontSigner) does.
+public struct CloudFrontSigner: Sendable {
+    public let keyPair: CloudFrontKeyPair
+
+    public init(keyPair: CloudFrontKeyPair) {
+        self.keyPair = keyPair
+    }
+
+    /// A canned-policy link: `url` plus `Expires`, `Signature` and `Key-Pair-Id`.
+    ///
+    /// - Parameters:
+    ///   - url: the resource URL; any query it has is part of what is signed.
+    ///   - expires: the Unix time the link stops working.
+    ///   - hash: SHA-1 (CloudFront's default) or SHA-256 (adds `Hash-Algorithm=SHA256`).
+    /// - Returns: the signed URL.
+    /// - Throws: `MockCDNError.invalidKeyMaterial` when the key pair holds no private key.
+    public func cannedURL(_ url: String, expires: Int64, hash: RSAKey.Hash = .sha1) throws -> String {
+        let policy = CloudFrontPolicy.cannedJSON(resource: url, expires: String(expires))
+        let signature = CloudFrontBase64.encode(try self.keyPair.key.signature(for: policy, hash: hash))
+        return url + (url.contains("?") ? "&" : "?") + "Expires=\(expires)" + self.tail(signature, hash)
+    }
+
+    /// A custom-policy link: `url` plus `Policy`, `Signature` and `Key-Pair-Id`.
+    ///
+    /// - Parameters:
+    ///   - url: the URL to request (the policy's resource may be a wildcard covering it).
+    ///   - policy: the policy.
+    ///   - hash: SHA-1 or SHA-256.
+    /// - Returns: the signed URL.
+    /// - Throws: `MockCDNError.invalidKeyMaterial` when the key pair holds no private key.
+    public func customURL(_ url: String, policy: CloudFrontPolicy, hash: RSAKey.Hash = .sha1) throws -> String {
+        let json = policy.json
+        let signature = CloudFrontBase64.encode(try self.keyPair.key.signature(for: json, hash: hash))
+        return url + (url.contains("?") ? "&" : "?") + "Policy=\(CloudFrontBase64.encode(json))"
+            + self.tail(signature, hash)
+    }
+
+    private func tail(_ signature: String, _ hash: RSAKey.Hash) -> String {
+        "&Signature=\(signature)&Key-Pair-Id=\(self.keyPair.id)" + (hash == .sha256 ? "&Hash-Algorithm=SHA256" : "")
+    }
+}
+
+/// The CloudFront parameters of a request, as they appeared in its query.
+public struct CloudFrontCredential: Sendable, Equatable {
+    /// The query parameter names CloudFront signing adds; everything else belongs to the resource.
+    public static let parameterNames: Set<String> = ["Expires", "Policy", "Signature", "Key-Pair-Id", "Hash-Algorithm"]
+
+    public var expires: String?
+    public var policy: String?
+    public var signature: String
+    public var keyPairID: String
+    public var hashAlgorithm: String?
+
+    /// Picks the CloudFront parameters out of a query; nil when the request carries no CloudFront
+    /// credential at all (no `Signature` nor `Key-Pair-Id`).
+    ///
+    /// - Parameter query: percent-decoded query items, in order.
+    /// - Returns: the credential, complete or not (an incomplete one fails verification with a reason).
+    public init?(query: [(name: String, value: String)]) {
+        func value(_ name: String) -> String? { query.first { $0.name == name }?.value }
+        guard value("Signature") != nil || value("Key-Pair-Id") != nil else { return nil }
+        self.expires = value("Expires")
+        self.policy = value("Policy")
+        self.signature = value("Signature") ?? ""
+        self.keyPairID = value("Key-Pair-Id") ?? ""
+        self.hashAlgorithm = value("Hash-Algorithm")
+    }
+}
+
+/// Checks CloudFront-signed requests.
+public enum CloudFrontVerifier {
+    /// Verifies a canned or custom policy credential.
+    ///
+    /// - Parameters:
+    ///   - credential: the request's CloudFront parameters.
+    ///   - resources: the request URL without signing parameters, in each form it may have been signed as
+    ///     (e.g. with and without image transform parameters, under the Host header and the public URL).
+    ///   - now: the clock's Unix time.
+    ///   - clientAddress: the client's IP address, for `IpAddress` conditions.
+    ///   - keyPair: looks up a key pair of the app the request reads from.
+    /// - Throws: `AccessDenied` naming the rule that failed.
+    public static func verify(
+        _ credential: CloudFrontCredential,
+        resources: [String],
+        now: Int64,
+        clientAddress: String?,
+        keyPair: (String) -> CloudFrontKeyPair?
+    ) throws(AccessDenied) {
+        guard !credential.signature.isEmpty, !credential.keyPairID.isEmpty else {
+            throw AccessDenied("CloudFront links need Signature and Key-Pair-Id")
+        }
+        let hash: RSAKey.Hash
+        switch credential.hashAlgorithm {
+        case nil, "SHA1": hash = .sha1
+        case "SHA256": hash = .sha256
+        default: throw AccessDenied("Unsupported Hash-Algorithm")
+        }
+        guard let pair = keyPair(credential.keyPairID) else { throw .unknownKeyPair }
+        guard pair.status != .retired else { throw .retiredKeyPair }
+        guard credential.signature.utf8.count <= 1024, let signature = CloudFrontBase64.decode(credential.signature)
+        else { throw .signatureMismatch }
+
+        if let encodedPolicy = credential.policy {
+            guard encodedPolicy.utf8.count <= CloudFrontPolicy.maximumLength * 2,
+                let policyBytes = CloudFrontBase64.decode(encodedPolicy)
+            else { throw .malformedPolicy }
+            guard pair.key.isValidSignature(signature, for: policyBytes, hash: hash) else { throw .signatureMismatch }
+            let policy = try CloudFrontPolicy.parse(policyBytes)
+            guard resources.contains(where: policy.covers) else { throw .resourceMismatch }
+            guard now < policy.dateLessThan else { throw .expired }
+            if let start = policy.dateGreaterThan, now < start { throw .notYetValid }
+            guard policy.allows(address: clientAddress) else { throw .sourceIPMismatch }
+        } else {
+            guard let expiresText = credential.expires, let expires = Int64(expiresText),
+                expiresText.allSatisfy(\.isASCII)
+            else { throw AccessDenied("Canned-policy links need a numeric Expires") }
+            let signed = resources.contains { resource in
+                let policy = CloudFrontPolicy.cannedJSON(resource: resource, expires: expiresText)
+                return pair.key.isValidSignature(signature, for: policy, hash: hash)
+            }
+            guard signed else { throw .signatureMismatch }
+            guard now < expires else { throw .expired }
+        }
+    }
+}

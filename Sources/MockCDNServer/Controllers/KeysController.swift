@@ -1,0 +1,43 @@
+import Hummingbird
+import MockCDNCore
+
+/// `GET /v1/apps/{app}/keys`: an app's CloudFront public keys, so clients and tools can verify links.
+struct KeysController {
+    let services: ServerServices
+
+    struct KeysResponse: ResponseEncodable {
+        struct Key: Encodable {
+            let id: String
+            let status: String
+            let publicKey: String
+
+            enum CodingKeys: String, CodingKey {
+                case id, status
+                case publicKey = "public_key"
+            }
+        }
+
+        let appID: String
+        let keys: [Key]
+
+        enum CodingKeys: String, CodingKey {
+            case keys
+            case appID = "app_id"
+        }
+    }
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("v1/apps/:app/keys") { _, context in
+            let appID = try context.parameters.require("app")
+            guard let app = self.services.apps.app(id: appID) else {
+                throw HTTPError(.notFound, message: "no app \(appID)")
+            }
+            return KeysResponse(
+                appID: app.id,
+                keys: try app.keyPairs.map {
+                    .init(id: $0.id, status: $0.status.rawValue, publicKey: try $0.key.publicKeyPEM)
+                }
+            )
+        }
+    }
+}

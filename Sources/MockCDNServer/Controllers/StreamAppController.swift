@@ -1,0 +1,176 @@
+import Foundation
+import Hummingbird
+import MockCDNCore
+import NIOCore
+
+/// Stream app settings (`GET|PATCH /app`), channel members and the channel's upload listing.
+struct StreamAppController {
+    let services: ServerServices
+    var auth: StreamAuthenticator { StreamAuthenticator(apps: self.services.apps, clock: self.services.clock) }
+
+    static let maximumJSONBytes = 64 * 1024
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("app") { request, context in try self.settings(request, context: context) }
+        router.patch("app") { request, context in try await self.updateSettings(request, context: context) }
+        router.post("channels/:type/:id/members") { request, context in
+            try await self.addMembers(request, context: context)
+        }
+        router.get("channels/:type/:id/uploads") { request, context in try await self.uploads(request, context: context)
+        }
+    }
+
+    // MARK: - Settings
+
+    struct AppSettings: Codable {
+        var fileUploadConfig: UploadConfig?
+        var imageUploadConfig: UploadConfig?
+
+        enum CodingKeys: String, CodingKey {
+            case fileUploadConfig = "file_upload_config"
+            case imageUploadConfig = "image_upload_config"
+        }
+    }
+
+    struct SettingsResponse: ResponseEncodable {
+        struct App: Encodable {
+            let name: String
+            let fileUploadConfig: UploadConfig
+            let imageUploadConfig: UploadConfig
+
+            enum CodingKeys: String, CodingKey {
+                case name
+                case fileUploadConfig = "file_upload_config"
+                case imageUploadConfig = "image_upload_config"
+            }
+        }
+
+        let app: App
+        let duration: String
+    }
+
+    func settings(_ request: Request, context: AppRequestContext) throws -> SettingsResponse {
+        let app = try self.auth.authenticateServer(request).app
+        return SettingsResponse(
+            app: .init(
+                name: app.id,
+                fileUploadConfig: app.uploadConfig(.file),
+                imageUploadConfig: app.uploadConfig(.image)
+            ),
+            duration: context.duration
+        )
+    }
+
+    func updateSettings(
+        _ request: Request,
+        context: AppRequestContext
+    ) async throws -> EditedResponse<StreamUploadController.DurationResponse> {
+        let app = try self.auth.authenticateServer(request).app
+        let update = try await Self.decodeJSON(AppSettings.self, from: request)
+        for config in [update.fileUploadConfig, update.imageUploadConfig].compactMap({ $0 }) where config.sizeLimit < 0
+        {
+            throw StreamAPIError.input("size_limit must not be negative")
+        }
+        if let config = update.fileUploadConfig { app.setUploadConfig(config, for: .file) }
+        if let config = update.imageUploadConfig { app.setUploadConfig(config, for: .image) }
+        return EditedResponse(status: .created, response: .init(duration: context.duration))
+    }
+
+    // MARK: - Channels
+
+    struct MembersRequest: Decodable {
+        let userIDs: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case userIDs = "user_ids"
+        }
+    }
+
+    func addMembers(
+        _ request: Request,
+        context: AppRequestContext
+    ) async throws -> EditedResponse<StreamUploadController.DurationResponse> {
+        let app = try self.auth.authenticateServer(request).app
+        let channel = try StreamUploadController.channel(context)
+        let members = try await Self.decodeJSON(MembersRequest.self, from: request)
+        guard !members.userIDs.isEmpty, members.userIDs.allSatisfy({ !$0.isEmpty && $0.count <= 255 }) else {
+            throw StreamAPIError.input("user_ids must name at least one user, each at most 255 characters")
+        }
+        self.services.channels.add(members.userIDs, app: app.id, channel: channel)
+        return EditedResponse(status: .created, response: .init(duration: context.duration))
+    }
+
+    struct UploadsResponse: ResponseEncodable {
+        struct Upload: Encodable {
+            let file: String
+            let thumbURL: String?
+            let name: String
+            let mimeType: String
+            let size: Int
+            let userID: String?
+            let createdAt: String
+
+            enum CodingKeys: String, CodingKey {
+                case file, name, size
+                case thumbURL = "thumb_url"
+                case mimeType = "mime_type"
+                case userID = "user_id"
+                case createdAt = "created_at"
+            }
+        }
+
+        let uploads: [Upload]
+        let duration: String
+    }
+
+    func uploads(_ request: Request, context: AppRequestContext) async throws -> UploadsResponse {
+        let caller = try self.auth.authenticate(request)
+        let app = caller.app
+        let channel = try StreamUploadController.channel(context)
+        if !caller.claims.isServer {
+            guard let user = caller.claims.userID, self.services.channels.isMember(user, app: app.id, channel: channel)
+            else {
+                throw StreamAPIError.notAllowed("user is not a member of channel \(channel)")
+            }
+        }
+        let now = self.services.clock.unixSeconds
+        let objects = try await self.services.store.list(prefix: app.id + "/")
+            .filter { $0.extras["channel"] == channel }
+            .sorted {
+                (Double($0.extras["uploaded_at"] ?? "") ?? 0, $0.key) < (
+                    Double($1.extras["uploaded_at"] ?? "") ?? 0, $1.key
+                )
+            }
+        let formatter = ISO8601DateFormatter()
+        let uploads = try objects.map { object in
+            let key = try ObjectKey(object.key).droppingApp(app.id)
+            // Fresh signatures on every listing, as Stream re-signs links whenever messages are read.
+            let link = try self.services.links.signedURL(app: app, key: key, now: now)
+            return UploadsResponse.Upload(
+                file: link,
+                thumbURL: object.key.hasPrefix(app.id + "/images/") ? link + "&w=150&h=150&resize=clip" : nil,
+                name: object.extras["original_name"] ?? key.rawValue.split(separator: "/").last.map(String.init) ?? "",
+                mimeType: object.contentType,
+                size: object.size,
+                userID: object.owner,
+                createdAt: formatter.string(from: object.created)
+            )
+        }
+        return UploadsResponse(uploads: uploads, duration: context.duration)
+    }
+
+    /// Decodes a small JSON body (at most 64 KiB); malformed JSON is a Stream input error.
+    static func decodeJSON<Value: Decodable>(_ type: Value.Type, from request: Request) async throws -> Value {
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: maximumJSONBytes)
+        } catch {
+            throw StreamAPIError.input("request body is larger than \(maximumJSONBytes) bytes")
+        }
+        do {
+            return try JSONDecoder().decode(type, from: Data(body.readableBytesView))
+        } catch {
+            throw StreamAPIError.input("request body is not valid JSON of the expected shape")
+        }
+    }
+}

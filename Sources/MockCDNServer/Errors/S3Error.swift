@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+
+/// An error on a media read, rendered as S3/CloudFront XML: `<Error><Code>..</Code><Message>..</Message>..`.
+struct S3Error: HTTPResponseError {
+    let status: HTTPResponse.Status
+    let code: String
+    let message: String
+    /// Extra elements after Message, in order (e.g. S3's `Expires` and `ServerTime`).
+    var details: [(String, String)] = []
+    var headers: HTTPFields = [:]
+
+    static func missingCredential() -> S3Error {
+        S3Error(
+            status: .unauthorized,
+            code: "AccessDenied",
+            message:
+                "No credential: send a FAT (fat header or query), a SigV4 presigned query or a CloudFront signature"
+        )
+    }
+
+    static func accessDenied(_ message: String, details: [(String, String)] = []) -> S3Error {
+        S3Error(status: .forbidden, code: "AccessDenied", message: message, details: details)
+    }
+
+    static func noSuchKey() -> S3Error {
+        S3Error(status: .notFound, code: "NoSuchKey", message: "The specified key does not exist.")
+    }
+
+    static func noSuchApp() -> S3Error {
+        S3Error(status: .notFound, code: "NoSuchBucket", message: "The specified app does not exist.")
+    }
+
+    static func invalidURI(_ message: String) -> S3Error {
+        S3Error(status: .badRequest, code: "InvalidURI", message: message)
+    }
+
+    static func invalidRange(size: Int) -> S3Error {
+        S3Error(
+            status: .rangeNotSatisfiable,
+            code: "InvalidRange",
+            message: "The requested range is not satisfiable",
+            headers: [.contentRange: "bytes */\(size)"]
+        )
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n<Error><Code>\(Self.escape(self.code))</Code>"
+        xml += "<Message>\(Self.escape(self.message))</Message>"
+        for (name, value) in self.details { xml += "<\(name)>\(Self.escape(value))</\(name)>" }
+        xml += "<RequestId>\(Self.escape(context.id))</RequestId></Error>"
+        var headers = self.headers
+        headers[.contentType] = "application/xml"
+        // HEAD answers carry no body, but the same status and headers.
+        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: xml))
+        return Response(status: self.status, headers: headers, body: body)
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Hummingbird
+
+/// An error on Stream's REST API, rendered in Stream's envelope:
+/// `{"code","message","exception_fields","StatusCode","duration","more_info"}`.
+struct StreamAPIError: HTTPResponseError {
+    let status: HTTPResponse.Status
+    /// Stream's error code: 4 input, 5 authentication, 16 not found, 17 not allowed, 22 too large,
+    /// 40 token expired.
+    let code: Int
+    let message: String
+
+    static func input(_ message: String) -> StreamAPIError { .init(status: .badRequest, code: 4, message: message) }
+    static func authentication(_ message: String) -> StreamAPIError {
+        .init(status: .unauthorized, code: 5, message: message)
+    }
+    static func tokenExpired(_ message: String) -> StreamAPIError {
+        .init(status: .unauthorized, code: 40, message: message)
+    }
+    static func notAllowed(_ message: String) -> StreamAPIError {
+        .init(status: .forbidden, code: 17, message: message)
+    }
+    static func notFound(_ message: String) -> StreamAPIError { .init(status: .notFound, code: 16, message: message) }
+    static func tooLarge(limit: Int) -> StreamAPIError {
+        .init(status: .contentTooLarge, code: 22, message: "file is larger than the upload limit of \(limit) bytes")
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        let duration = (context as? AppRequestContext)?.duration ?? "0.00ms"
+        let body: [String: any Sendable] = [
+            "code": self.code,
+            "message": self.message,
+            "exception_fields": [String: String](),
+            "StatusCode": self.status.code,
+            "duration": duration,
+            "more_info": "https://getstream.io/chat/docs/api_errors_response",
+        ]
+        let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
+        return Response(
+            status: self.status,
+            headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+}

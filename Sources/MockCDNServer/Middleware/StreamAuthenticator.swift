@@ -1,0 +1,50 @@
+import HTTPTypes
+import Hummingbird
+import MockCDNCore
+
+/// Who is calling Stream's REST API: the app from `api_key`, the bearer from the JWT.
+struct StreamCaller: Sendable {
+    let app: MediaApp
+    let claims: JWTClaims
+
+    /// The user the request acts for: the token's, or for a server token the one the request names.
+    func user(named: String?) -> String? {
+        self.claims.isServer ? named : self.claims.userID
+    }
+}
+
+/// Stream's auth: `api_key` query, `Authorization: <JWT>` (a `Bearer ` prefix is tolerated),
+/// `stream-auth-type: jwt`; HS256 with the app secret; `exp`/`iat` against the clock.
+struct StreamAuthenticator: Sendable {
+    let apps: AppRegistry
+    let clock: MockClock
+
+    static let authType = HTTPField.Name("stream-auth-type")!
+
+    func authenticate(_ request: Request) throws(StreamAPIError) -> StreamCaller {
+        guard let apiKey = request.uri.queryParameters["api_key"].map(String.init), !apiKey.isEmpty else {
+            throw .authentication("api_key query parameter is missing")
+        }
+        guard let app = self.apps.app(apiKey: apiKey) else { throw .authentication("api_key not valid") }
+        if let type = request.headers[Self.authType], type.lowercased() != "jwt" {
+            throw .authentication("stream-auth-type must be jwt")
+        }
+        guard var token = request.headers[.authorization], !token.isEmpty else {
+            throw .authentication("Authorization header is missing")
+        }
+        if token.lowercased().hasPrefix("bearer ") { token = String(token.dropFirst(7)) }
+        do {
+            let claims = try JWT.verify(token, key: app.secretKey, now: self.clock.unixSeconds)
+            return StreamCaller(app: app, claims: claims)
+        } catch {
+            throw error.kind == .expired ? .tokenExpired(error.message) : .authentication(error.message)
+        }
+    }
+
+    /// As `authenticate`, and the token must be a server token.
+    func authenticateServer(_ request: Request) throws(StreamAPIError) -> StreamCaller {
+        let caller = try self.authenticate(request)
+        guard caller.claims.isServer else { throw .notAllowed("this endpoint needs a server-side token") }
+        return caller
+    }
+}

@@ -1,0 +1,172 @@
+import Hummingbird
+import MultipartKit
+import NIOCore
+
+/// Reads a multipart/form-data body part by part while it streams, without holding it in memory.
+///
+/// multipart-kit's parser pushes events through callbacks; this pulls request chunks on demand and hands
+/// the events out one at a time, so a file part can be streamed straight into the store.
+final class MultipartReader {
+    enum Event {
+        case header(name: String, value: String)
+        case body(ByteBuffer)
+        case partEnd
+    }
+
+    /// The most bytes of part headers accepted per part.
+    static let maximumHeaderBytes = 16 * 1024
+
+    private var source: RequestBody.AsyncIterator
+    private let parser: MultipartParser
+    private var pending: [Event] = []
+    private var position = 0
+    private var headerBytes = 0
+    private var partOpen = false
+
+    /// - Parameters:
+    ///   - body: the request body.
+    ///   - boundary: the boundary from the Content-Type header.
+    init(body: RequestBody, boundary: String) {
+        self.source = body.makeAsyncIterator()
+        self.parser = MultipartParser(boundary: boundary)
+        self.parser.onHeader = { [unowned self] name, value in
+            self.headerBytes += name.utf8.count + value.utf8.count
+            self.partOpen = true
+            self.pending.append(.header(name: name, value: value))
+        }
+        self.parser.onBody = { [unowned self] buffer in
+            self.headerBytes = 0
+            self.partOpen = true
+            self.pending.append(.body(buffer))
+        }
+        self.parser.onPartComplete = { [unowned self] in
+            self.headerBytes = 0
+            self.partOpen = false
+            self.pending.append(.partEnd)
+        }
+    }
+
+    /// The next event, or nil once the body ended after a complete part.
+    ///
+    /// - Throws: `StreamAPIError.input` for a malformed or truncated body.
+    func next() async throws -> Event? {
+        while self.position == self.pending.count {
+            self.pending.removeAll(keepingCapacity: true)
+            self.position = 0
+            guard let chunk = try await self.source.next() else {
+                guard !self.partOpen else { throw StreamAPIError.input("multipart body ended in the middle of a part") }
+                return nil
+            }
+            do {
+                try self.parser.execute(chunk)
+            } catch {
+                throw StreamAPIError.input("malformed multipart body")
+            }
+            guard self.headerBytes <= Self.maximumHeaderBytes else {
+                throw StreamAPIError.input("multipart part headers are larger than \(Self.maximumHeaderBytes) bytes")
+            }
+        }
+        defer { self.position += 1 }
+        return self.pending[self.position]
+    }
+
+    /// The boundary parameter of a multipart/form-data Content-Type.
+    static func boundary(contentType: String?) -> String? {
+        guard let contentType else { return nil }
+        let parameters = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parameters.first?.lowercased() == "multipart/form-data" else { return nil }
+        for parameter in parameters.dropFirst() where parameter.lowercased().hasPrefix("boundary=") {
+            var value = parameter.dropFirst("boundary=".count)
+            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = value.dropFirst().dropLast() }
+            // RFC 2046: 1 to 70 characters.
+            return (1...70).contains(value.count) ? String(value) : nil
+        }
+        return nil
+    }
+}
+
+/// The headers of one part.
+struct MultipartPartHeaders {
+    var name: String?
+    var fileName: String?
+    var contentType: String?
+
+    mutating func add(name headerName: String, value: String) {
+        switch headerName.lowercased() {
+        case "content-disposition":
+            for parameter in value.split(separator: ";").dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard pair.count == 2 else { continue }
+                var parameterValue = pair[1]
+                if parameterValue.hasPrefix("\""), parameterValue.hasSuffix("\""), parameterValue.count >= 2 {
+                    parameterValue = String(parameterValue.dropFirst().dropLast())
+                }
+                switch pair[0].lowercased() {
+                case "name": self.name = parameterValue
+                case "filename": self.fileName = parameterValue
+                default: break
+                }
+            }
+        case "content-type":
+            self.contentType = value
+        default:
+            break
+        }
+    }
+}
+
+/// The body of the current part as an async sequence, ending at the part's end.
+struct MultipartPartBody: AsyncSequence {
+    typealias Element = ByteBuffer
+    let reader: MultipartReader
+    let first: ByteBuffer?
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let reader: MultipartReader
+        var first: ByteBuffer?
+        var done = false
+
+        mutating func next() async throws -> ByteBuffer? {
+            if let first {
+                self.first = nil
+                return first
+            }
+            guard !self.done else { return nil }
+            while let event = try await self.reader.next() {
+                switch event {
+                case .body(let buffer): return buffer
+                case .partEnd:
+                    self.done = true
+                    return nil
+                case .header: continue
+                }
+            }
+            self.done = true
+            return nil
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(reader: self.reader, first: self.first) }
+}
+
+/// A part body whose first bytes were already read (to sniff its type): yields them, then the rest.
+struct ResumedPartBody: AsyncSequence {
+    typealias Element = ByteBuffer
+    let head: ByteBuffer
+    let rest: MultipartPartBody.AsyncIterator
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var head: ByteBuffer?
+        var rest: MultipartPartBody.AsyncIterator
+
+        mutating func next() async throws -> ByteBuffer? {
+            if let head {
+                self.head = nil
+                return head
+            }
+            return try await self.rest.next()
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(head: self.head, rest: self.rest) }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+import MockCDNCore
+import Synchronization
+
+/// What the controllers share: tenants, storage, the clock, channel membership and link signing.
+struct ServerServices: Sendable {
+    let apps: AppRegistry
+    let store: any ObjectStore
+    let clock: MockClock
+    let channels: ChannelDirectory
+    let links: LinkSigner
+    let logger: Logger
+}
+
+/// Builds and signs the CDN links MockCDN hands out: `{base}/{app}/{key}?Expires&Signature&Key-Pair-Id`.
+final class LinkSigner: Sendable {
+    /// The configured public URL, or `http://HOST:PORT` once the server is bound.
+    private let base: Mutex<String>
+
+    init(base: String) {
+        self.base = Mutex(Self.trimmed(base))
+    }
+
+    var baseURL: String { self.base.withLock { $0 } }
+
+    /// Called once the server is bound, so port 0 becomes the real port; an explicit public URL wins.
+    func bound(to url: String, publicURL: String?) {
+        self.base.withLock { $0 = Self.trimmed(publicURL ?? url) }
+    }
+
+    /// The unsigned URL of an object: the base, the app, and the key with each segment percent-encoded.
+    func objectURL(app: String, key: ObjectKey) -> String {
+        self.baseURL + "/" + Self.encodePath(app) + "/"
+            + key.rawValue.split(separator: "/").map { Self.encodePath(String($0)) }.joined(separator: "/")
+    }
+
+    /// A canned-policy CloudFront link to the object, valid for the app's link lifetime from `now`.
+    func signedURL(app: MediaApp, key: ObjectKey, now: Int64) throws -> String {
+        try CloudFrontSigner(keyPair: app.activeKeyPair)
+            .cannedURL(self.objectURL(app: app.id, key: key), expires: now + app.configuration.linkTTL)
+    }
+
+    /// Percent-encodes everything outside RFC 3986's unreserved characters.
+    static func encodePath(_ segment: String) -> String {
+        var allowed = CharacterSet.alphanumerics.intersection(
+            CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128))
+        )
+        allowed.insert(charactersIn: "-._~")
+        return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
+    }
+
+    private static func trimmed(_ url: String) -> String {
+        url.hasSuffix("/") ? String(url.dropLast()) : url
+    }
+}
