@@ -4,9 +4,12 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := pkg-config libssl-dev libvips-dev
+# Real peers for the compatibility suite and the OpenAPI check.
+PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator
 SERVE_FLAGS ?=
 
-.PHONY: deps build release serve test test-swift format format-check bench-startup clean
+.PHONY: deps py-deps build release serve test test-swift test-compat openapi-check format format-check bench-startup \
+	bench-upload clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
 deps:
@@ -14,6 +17,13 @@ deps:
 		echo "installing $(APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
+	fi
+
+## py-deps: the Python peers (botocore, awscli, ...), installed with pip only when one is missing.
+py-deps:
+	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator" 2>/dev/null \
+		&& command -v aws >/dev/null; then :; else \
+		echo "installing $(PIP_PACKAGES)"; python3 -m pip install -q $(PIP_PACKAGES); \
 	fi
 
 build: deps
@@ -27,10 +37,19 @@ serve: deps
 	$(SWIFT) run mockcdn serve $(SERVE_FLAGS)
 
 ## test: every test suite the project has.
-test: deps format-check test-swift
+test: deps py-deps format-check openapi-check test-swift test-compat
 
 test-swift:
 	$(SWIFT) test --parallel
+
+## test-compat: real AWS tooling (botocore's CloudFrontSigner, aws cloudfront sign) against the real binary.
+test-compat: deps py-deps
+	$(SWIFT) build --product mockcdn
+	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q Tests/compat
+
+## openapi-check: openapi.yaml is a valid OpenAPI 3.1 document.
+openapi-check: py-deps
+	python3 -m openapi_spec_validator openapi.yaml
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel Package.swift Sources Tests
@@ -41,6 +60,9 @@ format-check:
 
 bench-startup: release
 	Benchmarks/startup.sh
+
+bench-upload: release
+	Benchmarks/upload-memory.sh
 
 clean:
 	rm -rf .build

@@ -115,6 +115,7 @@ let package = Package(
                 "MockCDNServer",
                 "MockCDNTesting",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -72,6 +72,9 @@ public final class MediaApp: Sendable {
 public struct AppRegistry: Sendable {
     public let apps: [MediaApp]
 
+    /// First path segments that belong to other routes.
+    public static let reservedAppIDs: Set<String> = ["_mockcdn", "app", "channels", "api", "v1", "metrics"]
+
     /// Loads every app.
     ///
     /// - Parameter configurations: the apps; the first is the default app.
@@ -81,6 +84,17 @@ public struct AppRegistry: Sendable {
         guard Set(configurations.map(\.appID)).count == configurations.count,
             Set(configurations.map(\.apiKey)).count == configurations.count
         else { throw MockCDNError.invalidConfiguration("app ids and api keys must be unique") }
+        for configuration in configurations {
+            // An app id is the first segment of its media URLs, so it may not shadow another route or hold `/`.
+            guard !Self.reservedAppIDs.contains(configuration.appID), !configuration.appID.isEmpty,
+                configuration.appID.utf8.count <= 64,
+                configuration.appID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+            else {
+                throw MockCDNError.invalidConfiguration(
+                    "app id \"\(configuration.appID)\" must be 1-64 of A-Z a-z 0-9 - _ and not one of \(Self.reservedAppIDs.sorted())"
+                )
+            }
+        }
         self.apps = try configurations.map(MediaApp.init)
     }
 

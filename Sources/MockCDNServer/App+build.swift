@@ -39,6 +39,7 @@ public func buildApplication(
 
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: corsMiddleware())
+    router.add(middleware: CORSExposeHeadersMiddleware(exposedHeaders: exposedHeaders.joined(separator: ", ")))
     let admin = router.group("_mockcdn")
     HealthController().addRoutes(to: admin)
     ClockController(clock: services.clock).addRoutes(to: admin)
@@ -60,6 +61,9 @@ public func buildApplication(
     )
 }
 
+/// Response headers a web media player needs to read.
+private let exposedHeaders = ["ETag", "Content-Length", "Content-Range", "Accept-Ranges", "Last-Modified"]
+
 /// CORS for browsers: any origin, the methods and headers MockCDN's routes use, and the response headers a
 /// media player needs to see.
 private func corsMiddleware() -> CORSMiddleware<AppRequestContext> {
@@ -70,7 +74,7 @@ private func corsMiddleware() -> CORSMiddleware<AppRequestContext> {
             HTTPField.Name("fat")!, StreamAuthenticator.authType,
         ],
         allowMethods: [.get, .head, .post, .put, .patch, .delete, .options],
-        exposedHeaders: ["ETag", "Content-Length", "Content-Range", "Accept-Ranges", "Last-Modified"],
+        exposedHeaders: exposedHeaders,
         maxAge: .seconds(86400)
     )
 }

@@ -86,3 +86,26 @@ struct HealthTests {
         #expect(!custom.readyBanner(baseURL: "http://h:1").contains("a-real-secret"))
     }
 }
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    @Test(
+        "app ids that would shadow a route, or are not URL-safe, fail at start",
+        arguments: ["app", "channels", "_mockcdn", "v1", "a/b", "", "ü"]
+    )
+    func reservedAppIDs(id: String) async throws {
+        var app = AppConfiguration.demo
+        app.appID = id
+        let configuration = ServerConfiguration(apps: [app])
+        await #expect(throws: MockCDNError.invalidConfiguration) {
+            try await MockCDNTestServer.withRunning(configuration) { _ in }
+        }
+    }
+
+    @Test("duplicate app ids or API keys fail at start")
+    func duplicates() async throws {
+        await #expect(throws: MockCDNError.invalidConfiguration) {
+            try await MockCDNTestServer.withRunning(ServerConfiguration(apps: [.demo, .demo])) { _ in }
+        }
+    }
+}

@@ -2,6 +2,15 @@ import Foundation
 
 /// Tells a file's type from its first bytes, so a declared Content-Type can be checked.
 public enum MediaSniffer {
+    /// Types for files whose bytes say nothing (text formats), by lower-case extension.
+    public static let typeByExtension: [String: String] = [
+        "txt": "text/plain", "md": "text/markdown", "csv": "text/csv", "json": "application/json",
+        "html": "text/html", "htm": "text/html", "xml": "application/xml", "log": "text/plain",
+        "pdf": "application/pdf", "mp3": "audio/mpeg", "m4a": "audio/mp4", "mp4": "video/mp4", "mov": "video/quicktime",
+        "zip": "application/zip", "doc": "application/msword",
+        "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ]
+
     /// How many leading bytes `sniff` looks at.
     public static let prefixLength = 512
 

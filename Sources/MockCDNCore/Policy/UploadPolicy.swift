@@ -23,6 +23,16 @@ public struct UploadConfig: Sendable, Codable, Equatable {
         self.sizeLimit = sizeLimit
     }
 
+    /// Missing members take their defaults, so `PATCH /app` may send only what it changes.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.allowedFileExtensions = try container.decodeIfPresent([String].self, forKey: .allowedFileExtensions) ?? []
+        self.blockedFileExtensions = try container.decodeIfPresent([String].self, forKey: .blockedFileExtensions) ?? []
+        self.allowedMimeTypes = try container.decodeIfPresent([String].self, forKey: .allowedMimeTypes) ?? []
+        self.blockedMimeTypes = try container.decodeIfPresent([String].self, forKey: .blockedMimeTypes) ?? []
+        self.sizeLimit = try container.decodeIfPresent(Int.self, forKey: .sizeLimit) ?? 0
+    }
+
     enum CodingKeys: String, CodingKey {
         case allowedFileExtensions = "allowed_file_extensions"
         case blockedFileExtensions = "blocked_file_extensions"
@@ -101,7 +111,9 @@ public enum UploadPolicy {
             }
             contentType = sniffed
         case .file:
-            contentType = declared ?? sniffed ?? "application/octet-stream"
+            contentType =
+                declared ?? sniffed ?? MediaSniffer.typeByExtension[fileExtension(fileName)]
+                ?? "application/octet-stream"
         }
         let fileExtension = Self.fileExtension(fileName)
         let allowedExtensions = config.allowedFileExtensions.map(normalisedExtension)

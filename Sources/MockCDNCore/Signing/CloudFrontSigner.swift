@@ -97,28 +97,43 @@ public enum CloudFrontVerifier {
         }
         guard let pair = keyPair(credential.keyPairID) else { throw .unknownKeyPair }
         guard pair.status != .retired else { throw .retiredKeyPair }
-        guard credential.signature.utf8.count <= 1024, let signature = CloudFrontBase64.decode(credential.signature)
-        else { throw .signatureMismatch }
-
+        // Format first, so a malformed link is named as such rather than as a bad signature.
+        let signed: [UInt8]
+        let policy: CloudFrontPolicy?
+        let expires: Int64
+        var expiresText = ""
         if let encodedPolicy = credential.policy {
             guard encodedPolicy.utf8.count <= CloudFrontPolicy.maximumLength * 2,
                 let policyBytes = CloudFrontBase64.decode(encodedPolicy)
             else { throw .malformedPolicy }
-            guard pair.key.isValidSignature(signature, for: policyBytes, hash: hash) else { throw .signatureMismatch }
-            let policy = try CloudFrontPolicy.parse(policyBytes)
+            signed = policyBytes
+            policy = try CloudFrontPolicy.parse(policyBytes)
+            expires = policy?.dateLessThan ?? 0
+        } else {
+            guard let text = credential.expires, text.utf8.allSatisfy({ (48...57).contains($0) }),
+                let value = Int64(text)
+            else { throw AccessDenied("Canned-policy links need a numeric Expires") }
+            // The policy is rebuilt from the text as sent: its bytes are what was signed.
+            expiresText = text
+            signed = []
+            policy = nil
+            expires = value
+        }
+        guard credential.signature.utf8.count <= 1024, let signature = CloudFrontBase64.decode(credential.signature)
+        else { throw .signatureMismatch }
+
+        if let policy {
+            guard pair.key.isValidSignature(signature, for: signed, hash: hash) else { throw .signatureMismatch }
             guard resources.contains(where: policy.covers) else { throw .resourceMismatch }
-            guard now < policy.dateLessThan else { throw .expired }
+            guard now < expires else { throw .expired }
             if let start = policy.dateGreaterThan, now < start { throw .notYetValid }
             guard policy.allows(address: clientAddress) else { throw .sourceIPMismatch }
         } else {
-            guard let expiresText = credential.expires, let expires = Int64(expiresText),
-                expiresText.allSatisfy(\.isASCII)
-            else { throw AccessDenied("Canned-policy links need a numeric Expires") }
-            let signed = resources.contains { resource in
-                let policy = CloudFrontPolicy.cannedJSON(resource: resource, expires: expiresText)
-                return pair.key.isValidSignature(signature, for: policy, hash: hash)
+            let valid = resources.contains { resource in
+                let canned = CloudFrontPolicy.cannedJSON(resource: resource, expires: expiresText)
+                return pair.key.isValidSignature(signature, for: canned, hash: hash)
             }
-            guard signed else { throw .signatureMismatch }
+            guard valid else { throw .signatureMismatch }
             guard now < expires else { throw .expired }
         }
     }

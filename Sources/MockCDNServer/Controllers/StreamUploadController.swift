@@ -252,8 +252,7 @@ struct StreamUploadController {
         let caller = try self.auth.authenticate(request)
         var url = request.uri.queryParameters["url"].map(String.init)
         if url == nil, request.uri.path.hasPrefix("/api/v2/") {
-            let body = try await request.body.collect(upTo: Self.maximumFieldBytes)
-            url = try? JSONDecoder().decode(DeleteBody.self, from: Data(body.readableBytesView)).url
+            url = try await StreamAppController.decodeJSON(DeleteBody.self, from: request).url
         }
         guard let url, !url.isEmpty else { throw StreamAPIError.input("url is a required parameter") }
         guard let key = Self.objectKey(fromURL: url, app: caller.app.id) else {

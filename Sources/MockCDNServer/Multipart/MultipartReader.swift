@@ -21,6 +21,8 @@ final class MultipartReader {
     private var pending: [Event] = []
     private var position = 0
     private var headerBytes = 0
+    /// Set by the header callback; one `execute` may parse a part's headers and its body in one go.
+    private var headersTooLarge = false
     private var partOpen = false
 
     /// - Parameters:
@@ -31,6 +33,7 @@ final class MultipartReader {
         self.parser = MultipartParser(boundary: boundary)
         self.parser.onHeader = { [unowned self] name, value in
             self.headerBytes += name.utf8.count + value.utf8.count
+            if self.headerBytes > Self.maximumHeaderBytes { self.headersTooLarge = true }
             self.partOpen = true
             self.pending.append(.header(name: name, value: value))
         }
@@ -62,7 +65,7 @@ final class MultipartReader {
             } catch {
                 throw StreamAPIError.input("malformed multipart body")
             }
-            guard self.headerBytes <= Self.maximumHeaderBytes else {
+            guard !self.headersTooLarge else {
                 throw StreamAPIError.input("multipart part headers are larger than \(Self.maximumHeaderBytes) bytes")
             }
         }

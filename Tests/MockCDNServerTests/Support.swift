@@ -1,0 +1,201 @@
+import Foundation
+import Logging
+import MockCDNCore
+import MockCDNServer
+import MockCDNTesting
+import NIOCore
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An HTTP answer, read whole.
+struct Reply: Sendable {
+    let status: Int
+    let headers: [String: String]
+    let body: Data
+
+    var text: String { String(decoding: self.body, as: UTF8.self) }
+
+    func header(_ name: String) -> String? { self.headers[name.lowercased()] }
+
+    /// The body as a JSON object (empty when it is not one).
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: self.body)) as? [String: Any] ?? [:] }
+
+    /// Stream's error code from the envelope.
+    var streamCode: Int? { self.json["code"] as? Int }
+
+    /// The `<Code>` and `<Message>` of an S3-style XML error.
+    var xmlError: (code: String, message: String)? {
+        func element(_ name: String) -> String? {
+            guard let start = self.text.range(of: "<\(name)>"), let end = self.text.range(of: "</\(name)>") else {
+                return nil
+            }
+            return String(self.text[start.upperBound..<end.lowerBound])
+        }
+        guard let code = element("Code"), let message = element("Message") else { return nil }
+        return (code, message)
+    }
+}
+
+/// Real HTTP against a running server, with no cache in between (a 304 must reach the test as 304).
+enum HTTP {
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        return URLSession(configuration: configuration)
+    }()
+
+    static func send(
+        _ method: String,
+        _ url: URL,
+        headers: [String: String] = [:],
+        body: Data? = nil,
+        bodyStream: InputStream? = nil
+    ) async throws -> Reply {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let bodyStream { request.httpBodyStream = bodyStream } else { request.httpBody = body }
+        let (data, response) = try await self.session.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            fields[String(describing: name).lowercased()] = String(describing: value)
+        }
+        return Reply(status: http.statusCode, headers: fields, body: data)
+    }
+
+    static func get(_ url: URL, headers: [String: String] = [:]) async throws -> Reply {
+        try await self.send("GET", url, headers: headers)
+    }
+
+    static func get(_ url: String, headers: [String: String] = [:]) async throws -> Reply {
+        try await self.send("GET", try #require(URL(string: url)), headers: headers)
+    }
+}
+
+/// Stream tokens for the demo app.
+enum Tokens {
+    static let secret = AppConfiguration.demo.apiSecret
+
+    static func user(_ id: String, extra: [String: any Sendable] = [:]) -> String {
+        JWT.sign(extra.merging(["user_id": id]) { a, _ in a }, secret: secret)
+    }
+
+    static var server: String { JWT.sign(["server": true], secret: secret) }
+
+    static func headers(_ token: String) -> [String: String] {
+        ["Authorization": "Bearer " + token, "stream-auth-type": "jwt"]
+    }
+}
+
+/// One part of a multipart/form-data body.
+struct Part {
+    var name: String
+    var fileName: String?
+    var contentType: String?
+    var data: Data
+
+    static func file(_ data: Data, name: String = "photo.png", type: String? = nil) -> Part {
+        Part(name: "file", fileName: name, contentType: type, data: data)
+    }
+
+    static func field(_ name: String, _ value: String) -> Part {
+        Part(name: name, data: Data(value.utf8))
+    }
+}
+
+enum Multipart {
+    static let boundary = "mockcdn-test-boundary-7d9a"
+
+    static func body(_ parts: [Part], boundary: String = boundary) -> Data {
+        var body = Data()
+        for part in parts {
+            var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(part.name)\""
+            if let fileName = part.fileName { head += "; filename=\"\(fileName)\"" }
+            head += "\r\n"
+            if let type = part.contentType { head += "Content-Type: \(type)\r\n" }
+            body += Data((head + "\r\n").utf8) + part.data + Data("\r\n".utf8)
+        }
+        return body + Data("--\(boundary)--\r\n".utf8)
+    }
+
+    static var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+}
+
+/// Test media, drawn with libvips.
+enum Media {
+    static let png: Data = {
+        let pixels = Vips.Pixels(width: 64, height: 48, bands: 3, bytes: (0..<(64 * 48 * 3)).map { UInt8($0 % 251) })
+        return Data(try! Vips.encode(pixels, format: .png).readableBytesView)
+    }()
+
+    static let jpeg: Data = {
+        let pixels = Vips.Pixels(width: 40, height: 30, bands: 3, bytes: Array(repeating: 128, count: 40 * 30 * 3))
+        return Data(try! Vips.encode(pixels, format: .jpeg).readableBytesView)
+    }()
+
+    static let text = Data("plain text, not an image at all\n".utf8)
+}
+
+/// A server on a fresh data directory, so tests can see exactly what was stored.
+struct DiskServer: Sendable {
+    let server: RunningMockCDN
+    let folder: URL
+
+    /// Objects committed to the store (metadata files).
+    func storedCount() throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: self.folder.appendingPathComponent("meta").path).count
+    }
+
+    /// Temporary files of writes in progress or abandoned.
+    func temporaryCount() throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: self.folder.appendingPathComponent("tmp").path).count
+    }
+
+    func url(_ path: String) -> URL { self.server.url(path) }
+
+    static func run<Result: Sendable>(
+        apps: [AppConfiguration] = [.demo],
+        _ body: @Sendable (DiskServer) async throws -> Result
+    ) async throws -> Result {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-e2e-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = ServerConfiguration(dataDirectory: folder.path, apps: apps, logLevel: .warning)
+        return try await MockCDNTestServer.withRunning(configuration) { server in
+            try await body(DiskServer(server: server, folder: folder))
+        }
+    }
+
+    /// Uploads to a Stream endpoint and returns the reply.
+    func upload(
+        _ path: String = "/channels/messaging/general/image",
+        token: String? = Tokens.user("alice"),
+        apiKey: String? = "demo-key",
+        parts: [Part],
+        headers extra: [String: String] = [:]
+    ) async throws -> Reply {
+        var headers = token.map(Tokens.headers) ?? [:]
+        headers["Content-Type"] = Multipart.contentType
+        headers.merge(extra) { _, new in new }
+        let query = apiKey.map { "?api_key=\($0)" } ?? ""
+        return try await HTTP.send("POST", self.url(path + query), headers: headers, body: Multipart.body(parts))
+    }
+
+    func setClock(_ now: Int64) async throws {
+        let reply = try await HTTP.send("PUT", self.url("/_mockcdn/clock"), body: Data(#"{"now":\#(now)}"#.utf8))
+        try #require(reply.status == 200)
+    }
+
+    func advanceClock(_ seconds: Int64) async throws {
+        let reply = try await HTTP.send(
+            "POST",
+            self.url("/_mockcdn/clock/advance"),
+            body: Data(#"{"seconds":\#(seconds)}"#.utf8)
+        )
+        try #require(reply.status == 200)
+    }
+}
