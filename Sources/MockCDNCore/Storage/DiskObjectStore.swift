@@ -28,6 +28,7 @@ public final class DiskObjectStore: ObjectStore {
     private let temporary: FilePath
     private let index: Mutex<[ObjectKey: Record]>
     private static let chunkLength = ByteCount.kibibytes(64)
+    private static let writeBufferLength = ByteCount.mebibytes(1)
 
     /// Opens (creating if needed) the store in `directory` and cleans up after any crash.
     ///
@@ -71,11 +72,13 @@ public final class DiskObjectStore: ObjectStore {
         do {
             var intake = ObjectIntake(maxBytes: maxBytes)
             try await FileSystem.shared.withFileHandle(forWritingAt: blobTemporary) { handle in
-                var offset: Int64 = 0
+                // Bodies arrive in slices of a few KiB; one thread-pool hop per slice would dominate the time.
+                var writer = handle.bufferedWriter(capacity: Self.writeBufferLength)
                 for try await chunk in body {
                     try intake.take(chunk)
-                    offset += try await handle.write(contentsOf: chunk, toAbsoluteOffset: offset)
+                    _ = try await writer.write(contentsOf: chunk)
                 }
+                try await writer.flush()
                 try await handle.synchronize()
             }
             let record = Record(blob: blob, metadata: intake.metadata(for: key, attributes: attributes))
