@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         // Structured logging; the server never logs a token, signature or secret.
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        // The YAML config file (`mockcdn serve --config`).
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         // Streaming multipart/form-data parser for uploads.
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
         // Starts and gracefully stops the server inside a test (Hummingbird already runs on it).
@@ -72,6 +74,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -93,6 +96,7 @@ let package = Package(
         .executableTarget(
             name: "mockcdn",
             dependencies: [
+                "MockCDNCore",
                 "MockCDNServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import MockCDNCore
 import MockCDNServer
 
 /// `mockcdn serve`: run the server until SIGINT or SIGTERM.
@@ -24,6 +25,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Base URL for links, when clients reach the server under another name.")
     var publicURL: String?
 
+    @Option(help: "YAML file with apps, keys and upload settings (see README); the demo app stays unless replaced.")
+    var config: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -33,12 +37,14 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        let apps = try self.config.map(ConfigurationFile.apps(from:)) ?? [.demo]
         try await runServer(
             ServerConfiguration(
                 host: self.host,
                 port: self.port,
                 dataDirectory: self.dataDir,
                 publicURL: self.publicURL,
+                apps: apps,
                 logLevel: self.logLevel
             )
         )

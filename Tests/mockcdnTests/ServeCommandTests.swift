@@ -76,3 +76,93 @@ struct ServeCommandTests {
         #expect(message.contains("--port must be 0...65535"))
     }
 }
+
+@Suite("mockcdn serve --config")
+struct ServeConfigTests {
+    static func folder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: url.appendingPathComponent("keys"),
+            withIntermediateDirectories: true
+        )
+        return url
+    }
+
+    @Test("two apps from YAML: a configured key pair by path, and one generated at start")
+    func twoApps() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let generate = Process()
+        generate.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        generate.arguments = ["openssl", "genrsa", "-out", folder.appendingPathComponent("keys/acme.pem").path, "2048"]
+        generate.standardError = Pipe()
+        try generate.run()
+        generate.waitUntilExit()
+        try #require(generate.terminationStatus == 0)
+        let yaml = """
+            apps:
+              - app_id: acme
+                api_key: acme-key
+                api_secret: acme-secret-at-least-32-bytes-long!!
+                region: eu
+                link_ttl: 3600
+                keys:
+                  - id: KACME000000001
+                    status: active
+                    private_key: keys/acme.pem
+              - app_id: beta
+                api_key: beta-key
+                api_secret: beta-secret-at-least-32-bytes-long!!
+            """
+        let config = folder.appendingPathComponent("example.yaml")
+        try yaml.write(to: config, atomically: true, encoding: .utf8)
+
+        let process = Process()
+        process.executableURL = ServeCommandTests.binary
+        process.arguments = ["serve", "--port", "0", "--log-level", "warning", "--config", config.path]
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let lines = ServeCommandTests.readLines(stdout.fileHandleForReading, count: 2)
+        let base = try #require(lines.first?.replacingOccurrences(of: "mockcdn ready on ", with: ""))
+        for (app, key) in [("demo", "K2JCJMDEHXQW5F"), ("acme", "KACME000000001")] {
+            let (data, _) = try await URLSession.shared.data(from: URL(string: "\(base)/v1/apps/\(app)/keys")!)
+            #expect(String(decoding: data, as: UTF8.self).contains(key), "\(app)")
+        }
+        let (beta, response) = try await URLSession.shared.data(from: URL(string: "\(base)/v1/apps/beta/keys")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: beta, as: UTF8.self).contains("BEGIN PUBLIC KEY"))
+    }
+
+    @Test(
+        "a malformed config fails at start with the file, the place and the reason",
+        arguments: [
+            ("apps:\n  - app_id: acme\n    api_key: [unclosed\n", "line"),
+            ("apps:\n  - app_id: acme\n    api_secret: s\n", "apps[0].api_key: required key is missing"),
+            ("apps:\n  - app_id: channels\n    api_key: k\n    api_secret: s\n", "app id \"channels\""),
+            (
+                "apps:\n  - app_id: acme\n    api_key: k\n    api_secret: s\n    keys:\n      - id: K1\n        status: active\n        private_key: missing.pem\n",
+                "cannot read"
+            ),
+        ]
+    )
+    func malformed(yaml: String, reason: String) throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("bad.yaml")
+        try yaml.write(to: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = ServeCommandTests.binary
+        process.arguments = ["serve", "--port", "0", "--config", config.path]
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = Pipe()
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains(config.path) || reason.hasPrefix("app id"), "\(message)")
+        #expect(message.contains(reason), "\(message)")
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import MockCDNCore
+import Yams
+
+/// The YAML file `mockcdn serve --config` reads: the apps, their keys, upload settings and link lifetime.
+///
+/// ```yaml
+/// apps:
+///   - app_id: acme
+///     api_key: acme-key
+///     api_secret: acme-secret-at-least-32-bytes-long!!
+///     region: eu                       # default "us"
+///     link_ttl: 1209600                # seconds; default 14 days
+///     keys:                            # default: one RSA-2048 pair generated at start
+///       - id: KACME000000001
+///         status: active               # active | accepted | retired
+///         private_key: keys/acme.pem   # path, relative to this file
+///       - id: KACMEOLD000001
+///         status: accepted
+///         public_key: keys/old.pub.pem
+///     file_upload_config: { blocked_file_extensions: [".exe"] }
+///     image_upload_config: { size_limit: 10485760 }
+/// ```
+///
+/// The demo app stays first unless an entry with `app_id: demo` replaces it.
+public struct ConfigurationFile: Decodable, Sendable {
+    struct App: Decodable {
+        struct Key: Decodable {
+            let id: String
+            let status: CloudFrontKeyPair.Status
+            let privateKey: String?
+            let publicKey: String?
+
+            enum CodingKeys: String, CodingKey {
+                case id, status
+                case privateKey = "private_key"
+                case publicKey = "public_key"
+            }
+        }
+
+        let appID: String
+        let apiKey: String
+        let apiSecret: String
+        let region: String?
+        let linkTTL: Int64?
+        let keys: [Key]?
+        let fileUploadConfig: UploadConfig?
+        let imageUploadConfig: UploadConfig?
+
+        enum CodingKeys: String, CodingKey {
+            case keys, region
+            case appID = "app_id"
+            case apiKey = "api_key"
+            case apiSecret = "api_secret"
+            case linkTTL = "link_ttl"
+            case fileUploadConfig = "file_upload_config"
+            case imageUploadConfig = "image_upload_config"
+        }
+    }
+
+    let apps: [App]
+
+    /// The largest config file read.
+    static let maximumLength = 1024 * 1024
+
+    /// Reads the file and resolves key paths against its folder.
+    ///
+    /// - Parameter path: the YAML file.
+    /// - Returns: the apps, demo first unless replaced.
+    /// - Throws: `MockCDNError.invalidConfiguration` naming the file and, from the YAML parser, the line.
+    public static func apps(from path: String) throws -> [AppConfiguration] {
+        let url = URL(fileURLWithPath: path)
+        let text: String
+        do {
+            let data = try Data(contentsOf: url)
+            guard data.count <= maximumLength else {
+                throw MockCDNError.invalidConfiguration("\(path): larger than 1 MiB")
+            }
+            text = String(decoding: data, as: UTF8.self)
+        } catch let error as MockCDNError {
+            throw error
+        } catch {
+            throw MockCDNError.invalidConfiguration("\(path): cannot read: \(error.localizedDescription)")
+        }
+        let file: ConfigurationFile
+        do {
+            file = try YAMLDecoder().decode(ConfigurationFile.self, from: text)
+        } catch let error as YamlError {
+            throw MockCDNError.invalidConfiguration("\(path): \(error)")
+        } catch let error as DecodingError {
+            throw MockCDNError.invalidConfiguration("\(path): \(Self.describe(error))")
+        }
+        let folder = url.deletingLastPathComponent()
+        var apps = [AppConfiguration.demo]
+        for app in file.apps {
+            var configuration = AppConfiguration(
+                appID: app.appID,
+                apiKey: app.apiKey,
+                apiSecret: app.apiSecret,
+                region: app.region ?? "us",
+                fileUploadConfig: app.fileUploadConfig ?? UploadConfig(),
+                imageUploadConfig: app.imageUploadConfig ?? UploadConfig()
+            )
+            if let ttl = app.linkTTL {
+                guard ttl > 0 else {
+                    throw MockCDNError.invalidConfiguration("\(path): app \(app.appID): link_ttl must be positive")
+                }
+                configuration.linkTTL = ttl
+            }
+            configuration.keyPairs = try (app.keys ?? []).map { key in
+                func read(_ relative: String?) throws -> String? {
+                    guard let relative else { return nil }
+                    let file = URL(fileURLWithPath: relative, relativeTo: folder)
+                    do {
+                        return try String(contentsOf: file, encoding: .utf8)
+                    } catch {
+                        throw MockCDNError.invalidConfiguration(
+                            "\(path): app \(app.appID): key \(key.id): cannot read \(file.path)"
+                        )
+                    }
+                }
+                return AppConfiguration.KeyPair(
+                    id: key.id,
+                    status: key.status,
+                    privateKeyPEM: try read(key.privateKey),
+                    publicKeyPEM: try read(key.publicKey)
+                )
+            }
+            if let index = apps.firstIndex(where: { $0.appID == app.appID }) {
+                apps[index] = configuration
+            } else {
+                apps.append(configuration)
+            }
+        }
+        return apps
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func location(_ path: [any CodingKey]) -> String {
+            path.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().drop { $0 == "." }.description
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "\(location(context.codingPath + [key])): required key is missing"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "\(location(context.codingPath)): \(context.debugDescription)"
+        case .dataCorrupted(let context):
+            // A YAML syntax error arrives wrapped; the parser's own message carries line and column.
+            if let yaml = context.underlyingError as? YamlError { return "\(yaml)" }
+            return "\(location(context.codingPath)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}
