@@ -20,6 +20,20 @@ struct ServeCommandTests {
         return testBinary.deletingLastPathComponent().appendingPathComponent("mockcdn")
     }
 
+    /// Runs the binary until it exits (for arguments it must refuse); returns its status and stderr.
+    static func runToExit(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = Pipe()
+        try process.run()
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, message)
+    }
+
     /// Reads stdout line by line until `count` lines arrived or the pipe closed.
     static func readLines(_ handle: FileHandle, count: Int) -> [String] {
         var buffer = Data()
@@ -63,16 +77,8 @@ struct ServeCommandTests {
 
     @Test("a port out of range exits non-zero with a reason")
     func badPort() throws {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "70000"]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = Pipe()
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
-        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let (status, message) = try Self.runToExit(["serve", "--port", "70000"])
+        #expect(status != 0)
         #expect(message.contains("--port must be 0...65535"))
     }
 }
@@ -152,16 +158,8 @@ struct ServeConfigTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let config = folder.appendingPathComponent("bad.yaml")
         try yaml.write(to: config, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = ServeCommandTests.binary
-        process.arguments = ["serve", "--port", "0", "--config", config.path]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = Pipe()
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
-        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let (status, message) = try ServeCommandTests.runToExit(["serve", "--port", "0", "--config", config.path])
+        #expect(status != 0)
         #expect(message.contains(config.path) || reason.hasPrefix("app id"), "\(message)")
         #expect(message.contains(reason), "\(message)")
     }
