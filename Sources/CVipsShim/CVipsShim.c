@@ -7,14 +7,22 @@
 #include <string.h>
 #include <vips/vips.h>
 
+/// The largest intermediate a cover resize may build (width x height), well above 4096 x 4096 outputs.
+#define CVIPSSHIM_MAXIMUM_COVER_PIXELS (64.0 * 1024 * 1024)
+
 static pthread_once_t initialize_once = PTHREAD_ONCE_INIT;
 static char *initialize_failure = NULL;
 
 /// Copies vips' error buffer into a string the caller owns, then clears the buffer.
 static int fail(char **error, const char *fallback) {
-    const char *buffer = vips_error_buffer();
-    *error = g_strdup(buffer != NULL && buffer[0] != 0 ? buffer : fallback);
-    vips_error_clear();
+    // vips_error_buffer_copy takes and clears the buffer under vips' own lock.
+    char *buffer = vips_error_buffer_copy();
+    if (buffer != NULL && buffer[0] != 0) {
+        *error = buffer;
+    } else {
+        g_free(buffer);
+        *error = g_strdup(fallback);
+    }
     return 0;
 }
 
@@ -63,7 +71,6 @@ int CVipsShim_probe(const void *data, size_t length, CVipsShimHeader *header, ch
     if (vips_image_get_string(image, VIPS_META_LOADER, &loader) == 0 && loader != NULL) {
         snprintf(header->loader, sizeof(header->loader), "%s", loader);
     }
-    vips_error_clear();
     g_object_unref(image);
     return 1;
 }
@@ -113,8 +120,15 @@ static VipsImage *cover(const void *data, size_t length, int width, int height, 
     double source_height = vips_image_get_page_height(source);
     g_object_unref(source);
     double scale = fmax(width / source_width, height / source_height);
-    int covered_width = (int)fmax(width, round(source_width * scale));
-    int covered_height = (int)fmax(height, round(source_height * scale));
+    double cover_width = fmax(width, round(source_width * scale));
+    double cover_height = fmax(height, round(source_height * scale));
+    // A thin source cut to a wide box would be enlarged to an enormous strip first; refuse before any work.
+    if (cover_width * cover_height > CVIPSSHIM_MAXIMUM_COVER_PIXELS) {
+        *error = g_strdup("crop would enlarge the source past the intermediate pixel limit");
+        return NULL;
+    }
+    int covered_width = (int)cover_width;
+    int covered_height = (int)cover_height;
     VipsImage *covered = thumbnail(data, length, covered_width, covered_height, VIPS_SIZE_FORCE, all_pages);
     if (covered == NULL) return NULL;
     int left = anchor_offset(

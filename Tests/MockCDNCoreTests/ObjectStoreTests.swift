@@ -270,4 +270,29 @@ struct ObjectStoreTests {
         )
         #expect(try await reopened.list(prefix: "").map(\.key) == ["kept"])
     }
+
+    @Test("opening a disk store drops metadata whose blob is missing")
+    func diskDropsDanglingMetadata() async throws {
+        let folder = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let store = try await DiskObjectStore(directory: folder.path)
+            for name in ["a", "b"] {
+                _ = try await store.put(
+                    Self.key(name),
+                    body: Self.chunks([1], size: 1),
+                    attributes: Self.attributes,
+                    maxBytes: 10
+                )
+            }
+        }
+        let blobs = folder.appendingPathComponent("blobs")
+        let first = try #require(try FileManager.default.contentsOfDirectory(atPath: blobs.path).first)
+        try FileManager.default.removeItem(at: blobs.appendingPathComponent(first))
+        let reopened = try await DiskObjectStore(directory: folder.path)
+        #expect(try await reopened.list(prefix: "").count == 1)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("meta").path).count == 1
+        )
+    }
 }

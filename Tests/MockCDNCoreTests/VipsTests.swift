@@ -154,5 +154,10 @@ struct VipsTests {
         #expect(throws: MockCDNError.imageFailure) {
             try Vips.resize(ByteBuffer(string: "nope"), width: 10, height: 10, mode: .cover, format: .png)
         }
+        // A thin strip cut to a wide box would need a 4096 x 9,216,000 intermediate: refused up front.
+        let strip = try Self.png(width: 4, height: 9000, vertical: true)
+        #expect(throws: MockCDNError.imageFailure) {
+            try Vips.resize(strip, width: 4096, height: 1, mode: .cover, anchor: .bottom, format: .png)
+        }
     }
 }

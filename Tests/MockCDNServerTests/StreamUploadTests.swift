@@ -297,6 +297,19 @@ struct StreamUploadTests {
             let chunked = try await HTTP.send("POST", url, headers: headers, bodyStream: InputStream(data: big))
             #expect(chunked.status == 413)
 
+            // Many parts Stream does not define: not kept, and the whole body is still bounded.
+            let junk = (0..<40).map { Part.field("junk\($0)", String(repeating: "j", count: 4000)) }
+            let padded = try await HTTP.send(
+                "POST",
+                url,
+                headers: headers,
+                bodyStream: InputStream(
+                    data: Multipart.body(junk + [.file(Data(repeating: 1, count: 10), name: "p.bin")])
+                )
+            )
+            #expect(padded.status == 413)
+            #expect(padded.streamCode == 22)
+
             let exactly = Multipart.body([.file(Data(repeating: 1, count: 1000), name: "exact.bin")])
             #expect(try await HTTP.send("POST", url, headers: headers, body: exactly).status == 201)
             #expect(try server.storedCount() == 1)

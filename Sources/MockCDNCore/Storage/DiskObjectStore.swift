@@ -47,9 +47,17 @@ public final class DiskObjectStore: ObjectStore {
             // Anything in tmp/ is a write that never committed.
             try await fileSystem.removeItem(at: self.temporary, recursively: true)
             try await fileSystem.createDirectory(at: self.temporary, withIntermediateDirectories: true)
-            let records = try await Self.loadRecords(in: self.meta)
+            var records = try await Self.loadRecords(in: self.meta)
+            let blobNames = Set(try await Self.names(in: self.blobs))
+            // Metadata whose blob is gone (damage from outside the store) would serve nothing: drop it.
+            for (key, record) in records where !blobNames.contains(record.blob) {
+                records[key] = nil
+                try await fileSystem.removeItem(
+                    at: self.meta.appending(Digest.sha256(key.rawValue).hexString + ".json")
+                )
+            }
             let referenced = Set(records.values.map(\.blob))
-            for name in try await Self.names(in: self.blobs) where !referenced.contains(name) {
+            for name in blobNames where !referenced.contains(name) {
                 try await fileSystem.removeItem(at: self.blobs.appending(name))
             }
             self.index = Mutex(records)
@@ -69,6 +77,7 @@ public final class DiskObjectStore: ObjectStore {
         let blob = Self.newIdentifier()
         let blobTemporary = self.temporary.appending(blob)
         let metaTemporary = self.temporary.appending(blob + ".json")
+        var committed = false
         do {
             var intake = ObjectIntake(maxBytes: maxBytes)
             try await FileSystem.shared.withFileHandle(forWritingAt: blobTemporary) { handle in
@@ -83,20 +92,26 @@ public final class DiskObjectStore: ObjectStore {
             }
             let record = Record(blob: blob, metadata: intake.metadata(for: key, attributes: attributes))
             try await FileSystem.shared.replaceItem(at: self.blobs.appending(blob), withItemAt: blobTemporary)
+            // The blob's name must be durable before any metadata names it.
+            try await Self.synchronizeDirectory(self.blobs)
             try await Self.writeSynchronized(try JSONEncoder().encode(record), to: metaTemporary)
             let replaced = try self.commit(key) { index in
                 try Self.renameFile(metaTemporary, to: self.metaPath(for: key))
                 defer { index[key] = record }
                 return index[key]
             }
-            try await Self.synchronizeDirectory(self.blobs)
+            committed = true
             try await Self.synchronizeDirectory(self.meta)
             if let replaced {
                 await Self.removeLeftover(self.blobs.appending(replaced.blob))
             }
             return record.metadata
         } catch {
-            for leftover in [blobTemporary, metaTemporary, self.blobs.appending(blob)] {
+            // Once committed the blob belongs to the object: only temp files may go.
+            let leftovers =
+                committed
+                ? [blobTemporary, metaTemporary] : [blobTemporary, metaTemporary, self.blobs.appending(blob)]
+            for leftover in leftovers {
                 await Self.removeLeftover(leftover)
             }
             throw error

@@ -12,6 +12,8 @@ struct StreamUploadController {
 
     /// Multipart framing allowed on top of the file size before Content-Length alone earns a 413.
     static let multipartAllowance = 64 * 1024
+    /// The non-file parts MockCDN reads.
+    static let fieldNames: Set<String> = ["user", "upload_sizes"]
     /// The most bytes read from a non-file part (`user`, `upload_sizes`).
     static let maximumFieldBytes = 64 * 1024
 
@@ -88,7 +90,11 @@ struct StreamUploadController {
             throw StreamAPIError.input("Content-Type must be multipart/form-data with a boundary")
         }
 
-        let reader = MultipartReader(body: request.body, boundary: boundary)
+        let reader = MultipartReader(
+            body: request.body,
+            boundary: boundary,
+            maximumBytes: limit + Self.multipartAllowance
+        )
         var stored: ObjectMetadata?
         var fields: [String: ByteBuffer] = [:]
         do {
@@ -117,8 +123,11 @@ struct StreamUploadController {
                         owner: caller.claims.userID,
                         limit: limit
                     )
+                } else if let name = part.name, Self.fieldNames.contains(name) {
+                    fields[name] = try await Self.collectField(&body, name: name)
                 } else {
-                    fields[part.name ?? ""] = try await Self.collectField(&body, name: part.name ?? "")
+                    // Parts Stream does not define are read past, not kept.
+                    while try await body.next() != nil {}
                 }
             }
             guard let object = stored else { throw StreamAPIError.input("file is a required field") }
@@ -229,6 +238,7 @@ struct StreamUploadController {
     private static func streamError(_ error: any Error, limit: Int) -> any Error {
         switch error {
         case let error as MockCDNError where error == .objectTooLarge: StreamAPIError.tooLarge(limit: limit)
+        case is MultipartBodyTooLarge: StreamAPIError.tooLarge(limit: limit)
         case let error as MockCDNError where error == .invalidObjectKey: StreamAPIError.input(error.detail)
         default: error
         }

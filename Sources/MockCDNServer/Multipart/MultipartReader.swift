@@ -18,6 +18,8 @@ final class MultipartReader {
 
     private var source: RequestBody.AsyncIterator
     private let parser: MultipartParser
+    private let maximumBytes: Int
+    private var bytesRead = 0
     private var pending: [Event] = []
     private var position = 0
     private var headerBytes = 0
@@ -28,8 +30,10 @@ final class MultipartReader {
     /// - Parameters:
     ///   - body: the request body.
     ///   - boundary: the boundary from the Content-Type header.
-    init(body: RequestBody, boundary: String) {
+    ///   - maximumBytes: the most body bytes read, framing and every part included.
+    init(body: RequestBody, boundary: String, maximumBytes: Int) {
         self.source = body.makeAsyncIterator()
+        self.maximumBytes = maximumBytes
         self.parser = MultipartParser(boundary: boundary)
         self.parser.onHeader = { [unowned self] name, value in
             self.headerBytes += name.utf8.count + value.utf8.count
@@ -60,6 +64,8 @@ final class MultipartReader {
                 guard !self.partOpen else { throw StreamAPIError.input("multipart body ended in the middle of a part") }
                 return nil
             }
+            self.bytesRead += chunk.readableBytes
+            guard self.bytesRead <= self.maximumBytes else { throw MultipartBodyTooLarge() }
             do {
                 try self.parser.execute(chunk)
             } catch {
@@ -87,6 +93,9 @@ final class MultipartReader {
         return nil
     }
 }
+
+/// The whole multipart body passed its bound (size limit plus framing allowance).
+struct MultipartBodyTooLarge: Error {}
 
 /// The headers of one part.
 struct MultipartPartHeaders {
