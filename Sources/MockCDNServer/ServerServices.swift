@@ -43,12 +43,13 @@ final class LinkSigner: Sendable {
 
     /// Percent-encodes everything outside RFC 3986's unreserved characters.
     static func encodePath(_ segment: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(
-            CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128))
-        )
-        allowed.insert(charactersIn: "-._~")
-        return segment.addingPercentEncoding(withAllowedCharacters: allowed) ?? segment
+        segment.addingPercentEncoding(withAllowedCharacters: unreserved) ?? segment
     }
+
+    /// RFC 3986 unreserved characters: ASCII letters and digits, `-._~`; built once, not per link.
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+    )
 
     private static func trimmed(_ url: String) -> String {
         url.hasSuffix("/") ? String(url.dropLast()) : url
