@@ -33,8 +33,7 @@ public func buildApplication(
         channels: ChannelDirectory(),
         links: LinkSigner(
             base: configuration.publicURL ?? "http://\(hostForURL(configuration.host)):\(configuration.port)"
-        ),
-        logger: logger
+        )
     )
 
     let router = Router(context: AppRequestContext.self)

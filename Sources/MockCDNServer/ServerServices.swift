@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import MockCDNCore
 import Synchronization
 
@@ -10,7 +9,9 @@ struct ServerServices: Sendable {
     let clock: MockClock
     let channels: ChannelDirectory
     let links: LinkSigner
-    let logger: Logger
+
+    /// Stream's JWT auth over these apps and this clock.
+    var streamAuth: StreamAuthenticator { StreamAuthenticator(apps: self.apps, clock: self.clock) }
 }
 
 /// Builds and signs the CDN links MockCDN hands out: `{base}/{app}/{key}?Expires&Signature&Key-Pair-Id`.
@@ -29,16 +30,16 @@ final class LinkSigner: Sendable {
         self.base.withLock { $0 = Self.trimmed(publicURL ?? url) }
     }
 
-    /// The unsigned URL of an object: the base, the app, and the key with each segment percent-encoded.
-    func objectURL(app: String, key: ObjectKey) -> String {
-        self.baseURL + "/" + Self.encodePath(app) + "/"
+    /// The unsigned URL of a stored object (`{app}/...` key): the base, then each key segment percent-encoded.
+    func objectURL(_ key: ObjectKey) -> String {
+        self.baseURL + "/"
             + key.rawValue.split(separator: "/").map { Self.encodePath(String($0)) }.joined(separator: "/")
     }
 
-    /// A canned-policy CloudFront link to the object, valid for the app's link lifetime from `now`.
+    /// A canned-policy CloudFront link to a stored object of `app`, valid for the app's link lifetime from `now`.
     func signedURL(app: MediaApp, key: ObjectKey, now: Int64) throws -> String {
         try CloudFrontSigner(keyPair: app.activeKeyPair)
-            .cannedURL(self.objectURL(app: app.id, key: key), expires: now + app.configuration.linkTTL)
+            .cannedURL(self.objectURL(key), expires: now + app.configuration.linkTTL)
     }
 
     /// Percent-encodes everything outside RFC 3986's unreserved characters.

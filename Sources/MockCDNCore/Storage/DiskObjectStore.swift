@@ -52,9 +52,7 @@ public final class DiskObjectStore: ObjectStore {
             // Metadata whose blob is gone (damage from outside the store) would serve nothing: drop it.
             for (key, record) in records where !blobNames.contains(record.blob) {
                 records[key] = nil
-                try await fileSystem.removeItem(
-                    at: self.meta.appending(Digest.sha256(key.rawValue).hexString + ".json")
-                )
+                try await fileSystem.removeItem(at: Self.metaPath(in: self.meta, for: key))
             }
             let referenced = Set(records.values.map(\.blob))
             for name in blobNames where !referenced.contains(name) {
@@ -202,7 +200,11 @@ public final class DiskObjectStore: ObjectStore {
     }
 
     private func metaPath(for key: ObjectKey) -> FilePath {
-        self.meta.appending(Digest.sha256(key.rawValue).hexString + ".json")
+        Self.metaPath(in: self.meta, for: key)
+    }
+
+    private static func metaPath(in folder: FilePath, for key: ObjectKey) -> FilePath {
+        folder.appending(Digest.sha256(key.rawValue).hexString + ".json")
     }
 
     private static func newIdentifier() -> String {

@@ -10,7 +10,7 @@ public struct ObjectKey: Hashable, Sendable, Comparable, CustomStringConvertible
     ///
     /// - Parameter rawValue: the key text, already percent-decoded.
     /// - Throws: `MockCDNError.invalidObjectKey` with the reason.
-    public init(_ rawValue: String) throws {
+    public init(_ rawValue: String) throws(MockCDNError) {
         guard !rawValue.isEmpty else { throw MockCDNError.invalidObjectKey("empty key") }
         guard rawValue.utf8.count <= Self.maximumLength else {
             throw MockCDNError.invalidObjectKey("key longer than \(Self.maximumLength) bytes")

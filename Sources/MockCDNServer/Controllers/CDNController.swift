@@ -21,7 +21,12 @@ struct CDNController {
     func read(_ request: Request, context: AppRequestContext) async throws -> Response {
         let appID = try context.parameters.require("app")
         guard let app = self.services.apps.app(id: appID) else { throw S3Error.noSuchApp() }
-        let key = try self.objectKey(request, app: appID)
+        let key: ObjectKey
+        do {
+            key = try ObjectKey(app: appID, percentEncodedPath: request.uri.path)
+        } catch {
+            throw S3Error.invalidURI(error.detail)
+        }
         let query = QueryItems(request.uri.query)
         try self.authorize(request, context: context, app: app, query: query)
 
@@ -66,20 +71,6 @@ struct CDNController {
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
-    }
-
-    /// The store key of the request path: `{app}/` and the percent-decoded rest, validated.
-    private func objectKey(_ request: Request, app: String) throws -> ObjectKey {
-        let path = request.uri.path
-        let rest = path.dropFirst(1 + app.utf8.count + 1)
-        guard rest.utf8.count <= ObjectKey.maximumLength * 3, let decoded = String(rest).removingPercentEncoding else {
-            throw S3Error.invalidURI("the object key is not valid percent-encoded UTF-8")
-        }
-        do {
-            return try ObjectKey(app + "/" + decoded)
-        } catch let error as MockCDNError {
-            throw S3Error.invalidURI(error.detail)
-        }
     }
 
     /// Checks the request's credentials: none is 401, none valid is 403 naming the failed rule.

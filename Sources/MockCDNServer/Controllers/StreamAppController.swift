@@ -6,7 +6,6 @@ import NIOCore
 /// Stream app settings (`GET|PATCH /app`), channel members and the channel's upload listing.
 struct StreamAppController {
     let services: ServerServices
-    var auth: StreamAuthenticator { StreamAuthenticator(apps: self.services.apps, clock: self.services.clock) }
 
     static let maximumJSONBytes = 64 * 1024
 
@@ -50,7 +49,7 @@ struct StreamAppController {
     }
 
     func settings(_ request: Request, context: AppRequestContext) throws -> SettingsResponse {
-        let app = try self.auth.authenticateServer(request).app
+        let app = try self.services.streamAuth.authenticateServer(request).app
         return SettingsResponse(
             app: .init(
                 name: app.id,
@@ -65,7 +64,7 @@ struct StreamAppController {
         _ request: Request,
         context: AppRequestContext
     ) async throws -> EditedResponse<StreamUploadController.DurationResponse> {
-        let app = try self.auth.authenticateServer(request).app
+        let app = try self.services.streamAuth.authenticateServer(request).app
         let update = try await Self.decodeJSON(AppSettings.self, from: request)
         for config in [update.fileUploadConfig, update.imageUploadConfig].compactMap({ $0 }) where config.sizeLimit < 0
         {
@@ -90,7 +89,7 @@ struct StreamAppController {
         _ request: Request,
         context: AppRequestContext
     ) async throws -> EditedResponse<StreamUploadController.DurationResponse> {
-        let app = try self.auth.authenticateServer(request).app
+        let app = try self.services.streamAuth.authenticateServer(request).app
         let channel = try StreamUploadController.channel(context)
         let members = try await Self.decodeJSON(MembersRequest.self, from: request)
         guard !members.userIDs.isEmpty, members.userIDs.allSatisfy({ !$0.isEmpty && $0.count <= 255 }) else {
@@ -124,7 +123,7 @@ struct StreamAppController {
     }
 
     func uploads(_ request: Request, context: AppRequestContext) async throws -> UploadsResponse {
-        let caller = try self.auth.authenticate(request)
+        let caller = try self.services.streamAuth.authenticate(request)
         let app = caller.app
         let channel = try StreamUploadController.channel(context)
         if !caller.claims.isServer {
@@ -143,7 +142,7 @@ struct StreamAppController {
             }
         let formatter = ISO8601DateFormatter()
         let uploads = try objects.map { object in
-            let key = try ObjectKey(object.key).droppingApp(app.id)
+            let key = try ObjectKey(object.key)
             // Fresh signatures on every listing, as Stream re-signs links whenever messages are read.
             let link = try self.services.links.signedURL(app: app, key: key, now: now)
             return UploadsResponse.Upload(

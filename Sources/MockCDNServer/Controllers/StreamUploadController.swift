@@ -8,7 +8,6 @@ import NIOCore
 /// `/api/v2/uploads/image|file`.
 struct StreamUploadController {
     let services: ServerServices
-    var auth: StreamAuthenticator { StreamAuthenticator(apps: self.services.apps, clock: self.services.clock) }
 
     /// Multipart framing allowed on top of the file size before Content-Length alone earns a 413.
     static let multipartAllowance = 64 * 1024
@@ -79,7 +78,7 @@ struct StreamUploadController {
         kind: UploadPolicy.Kind,
         channel: String?
     ) async throws -> EditedResponse<UploadResponse> {
-        let caller = try self.auth.authenticate(request)
+        let caller = try self.services.streamAuth.authenticate(request)
         let app = caller.app
         let config = app.uploadConfig(kind)
         let limit = UploadPolicy.sizeLimit(config)
@@ -146,7 +145,7 @@ struct StreamUploadController {
             if let channel { self.services.channels.add([user], app: app.id, channel: channel) }
 
             let now = self.services.clock.unixSeconds
-            let link = try self.services.links.signedURL(app: app, key: key.droppingApp(app.id), now: now)
+            let link = try self.services.links.signedURL(app: app, key: key, now: now)
             let response = UploadResponse(
                 file: link,
                 thumbURL: kind == .image ? link + "&w=150&h=150&resize=clip" : nil,
@@ -259,13 +258,15 @@ struct StreamUploadController {
         context: AppRequestContext,
         kind: UploadPolicy.Kind
     ) async throws -> DurationResponse {
-        let caller = try self.auth.authenticate(request)
+        let caller = try self.services.streamAuth.authenticate(request)
         var url = request.uri.queryParameters["url"].map(String.init)
         if url == nil, request.uri.path.hasPrefix("/api/v2/") {
             url = try await StreamAppController.decodeJSON(DeleteBody.self, from: request).url
         }
         guard let url, !url.isEmpty else { throw StreamAPIError.input("url is a required parameter") }
-        guard let key = Self.objectKey(fromURL: url, app: caller.app.id) else {
+        guard let path = URLComponents(string: url)?.percentEncodedPath,
+            let key = try? ObjectKey(app: caller.app.id, percentEncodedPath: path)
+        else {
             throw StreamAPIError.input("url is not a CDN URL of this app")
         }
         guard let metadata = try await self.services.store.metadata(for: key) else {
@@ -278,21 +279,4 @@ struct StreamUploadController {
         return DurationResponse(duration: context.duration)
     }
 
-    /// The store key of a CDN URL of `app` (`.../{app}/{key}`, any host, query ignored).
-    static func objectKey(fromURL url: String, app: String) -> ObjectKey? {
-        guard let components = URLComponents(string: url) else { return nil }
-        let path = components.percentEncodedPath
-        let prefix = "/" + app + "/"
-        guard path.hasPrefix(prefix), let decoded = String(path.dropFirst(prefix.count)).removingPercentEncoding else {
-            return nil
-        }
-        return try? ObjectKey(app + "/" + decoded)
-    }
-}
-
-extension ObjectKey {
-    /// The key without its leading `{app}/` (the part after the app in a CDN URL).
-    func droppingApp(_ app: String) throws -> ObjectKey {
-        try ObjectKey(String(self.rawValue.dropFirst(app.count + 1)))
-    }
 }

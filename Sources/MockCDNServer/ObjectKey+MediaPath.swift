@@ -1,0 +1,22 @@
+import Foundation
+import MockCDNCore
+
+extension ObjectKey {
+    /// The store key of a media path `/{app}/{key}` as it appears on the wire (percent-encoded), for reads
+    /// and for the URLs deletes name.
+    ///
+    /// - Parameters:
+    ///   - app: the app the path must belong to.
+    ///   - path: the URL path, still percent-encoded.
+    /// - Throws: `MockCDNError.invalidObjectKey` when the path is not the app's, is not valid percent-encoded
+    ///   UTF-8, or the key it names is not a valid key.
+    init(app: String, percentEncodedPath path: String) throws(MockCDNError) {
+        let prefix = "/" + app + "/"
+        guard path.hasPrefix(prefix) else { throw MockCDNError.invalidObjectKey("not a path of app \(app)") }
+        let rest = path.dropFirst(prefix.count)
+        guard rest.utf8.count <= ObjectKey.maximumLength * 3, let decoded = String(rest).removingPercentEncoding else {
+            throw MockCDNError.invalidObjectKey("the object key is not valid percent-encoded UTF-8")
+        }
+        try self.init(app + "/" + decoded)
+    }
+}
