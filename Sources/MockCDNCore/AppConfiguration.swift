@@ -32,6 +32,9 @@ public struct AppConfiguration: Sendable, Equatable {
     public var imageUploadConfig: UploadConfig
     /// Lifetime of the CloudFront links MockCDN issues, in seconds (Stream: 14 days).
     public var linkTTL: Int64
+    /// Lifetime of the SigV4 presigned URLs `POST /v1/apps/{app}/presign` issues, in seconds (CometChat:
+    /// about 5 minutes).
+    public var presignTTL: Int64
 
     public init(
         appID: String,
@@ -41,7 +44,8 @@ public struct AppConfiguration: Sendable, Equatable {
         keyPairs: [KeyPair] = [],
         fileUploadConfig: UploadConfig = UploadConfig(),
         imageUploadConfig: UploadConfig = UploadConfig(),
-        linkTTL: Int64 = 14 * 24 * 3600
+        linkTTL: Int64 = 14 * 24 * 3600,
+        presignTTL: Int64 = 300
     ) {
         self.appID = appID
         self.apiKey = apiKey
@@ -51,6 +55,7 @@ public struct AppConfiguration: Sendable, Equatable {
         self.fileUploadConfig = fileUploadConfig
         self.imageUploadConfig = imageUploadConfig
         self.linkTTL = linkTTL
+        self.presignTTL = presignTTL
     }
 
     /// The app that exists unless the configuration replaces it. Its secret and key pair are published on

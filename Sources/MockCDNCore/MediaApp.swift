@@ -8,6 +8,8 @@ public final class MediaApp: Sendable {
     /// Signs new links.
     public let activeKeyPair: CloudFrontKeyPair
     public let keyPairs: [CloudFrontKeyPair]
+    /// The API key and secret as SigV4 credentials in the app's region (presigned URLs).
+    public let sigV4Credentials: SigV4Credentials
     private let uploadConfigs: Mutex<(file: UploadConfig, image: UploadConfig)>
 
     /// Loads the app's keys (generating a key pair when none is configured).
@@ -40,6 +42,11 @@ public final class MediaApp: Sendable {
         self.secretKey = HMACKey(configuration.apiSecret)
         self.activeKeyPair = active[0]
         self.keyPairs = pairs
+        self.sigV4Credentials = SigV4Credentials(
+            accessKeyID: configuration.apiKey,
+            secretAccessKey: configuration.apiSecret,
+            region: configuration.region
+        )
         self.uploadConfigs = Mutex((configuration.fileUploadConfig, configuration.imageUploadConfig))
     }
 

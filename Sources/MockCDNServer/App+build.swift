@@ -45,6 +45,7 @@ public func buildApplication(
     KeysController(services: services).addRoutes(to: router)
     StreamAppController(services: services).addRoutes(to: router)
     StreamUploadController(services: services).addRoutes(to: router)
+    SecureMediaController(services: services).addRoutes(to: router)
     CDNController(services: services).addRoutes(to: router)
 
     return Application(

@@ -11,6 +11,7 @@ import Yams
 ///     api_secret: acme-secret-at-least-32-bytes-long!!
 ///     region: eu                       # default "us"
 ///     link_ttl: 1209600                # seconds; default 14 days
+///     presign_ttl: 300                 # seconds, 1...604800; default 300
 ///     keys:                            # default: one RSA-2048 pair generated at start
 ///       - id: KACME000000001
 ///         status: active               # active | accepted | retired
@@ -43,6 +44,7 @@ public struct ConfigurationFile: Decodable, Sendable {
         let apiSecret: String
         let region: String?
         let linkTTL: Int64?
+        let presignTTL: Int64?
         let keys: [Key]?
         let fileUploadConfig: UploadConfig?
         let imageUploadConfig: UploadConfig?
@@ -53,6 +55,7 @@ public struct ConfigurationFile: Decodable, Sendable {
             case apiKey = "api_key"
             case apiSecret = "api_secret"
             case linkTTL = "link_ttl"
+            case presignTTL = "presign_ttl"
             case fileUploadConfig = "file_upload_config"
             case imageUploadConfig = "image_upload_config"
         }
@@ -106,6 +109,14 @@ public struct ConfigurationFile: Decodable, Sendable {
                     throw MockCDNError.invalidConfiguration("\(path): app \(app.appID): link_ttl must be positive")
                 }
                 configuration.linkTTL = ttl
+            }
+            if let ttl = app.presignTTL {
+                guard (1...SigV4.maximumExpires).contains(ttl) else {
+                    throw MockCDNError.invalidConfiguration(
+                        "\(path): app \(app.appID): presign_ttl must be 1...\(SigV4.maximumExpires) seconds"
+                    )
+                }
+                configuration.presignTTL = ttl
             }
             configuration.keyPairs = try (app.keys ?? []).map { key in
                 func read(_ relative: String?) throws -> String? {

@@ -32,8 +32,7 @@ final class LinkSigner: Sendable {
 
     /// The unsigned URL of a stored object (`{app}/...` key): the base, then each key segment percent-encoded.
     func objectURL(_ key: ObjectKey) -> String {
-        self.baseURL + "/"
-            + key.rawValue.split(separator: "/").map { Self.encodePath(String($0)) }.joined(separator: "/")
+        self.baseURL + "/" + PercentEncoding.encodePath(key.rawValue)
     }
 
     /// A canned-policy CloudFront link to a stored object of `app`, valid for the app's link lifetime from `now`.
@@ -42,15 +41,25 @@ final class LinkSigner: Sendable {
             .cannedURL(self.objectURL(key), expires: now + app.configuration.linkTTL)
     }
 
-    /// Percent-encodes everything outside RFC 3986's unreserved characters.
-    static func encodePath(_ segment: String) -> String {
-        segment.addingPercentEncoding(withAllowedCharacters: unreserved) ?? segment
+    /// A SigV4 presigned GET of a stored object of `app` (path-style, bucket = app id), valid for the app's
+    /// presign lifetime from `now`.
+    func presignedURL(app: MediaApp, key: ObjectKey, now: Int64) -> String {
+        SigV4.presignedURL(
+            scheme: self.baseURL.hasPrefix("https://") ? "https" : "http",
+            authority: self.authority,
+            path: "/" + key.rawValue,
+            credentials: app.sigV4Credentials,
+            date: now,
+            expires: app.configuration.presignTTL
+        )
     }
 
-    /// RFC 3986 unreserved characters: ASCII letters and digits, `-._~`; built once, not per link.
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-    )
+    /// `host:port` of the base URL, as clients send it in `Host` (CometChat's `SECURED_MEDIA_HOST`).
+    var authority: String {
+        let base = self.baseURL
+        guard let start = base.range(of: "://")?.upperBound else { return base }
+        return String(base[start...].prefix { $0 != "/" })
+    }
 
     private static func trimmed(_ url: String) -> String {
         url.hasSuffix("/") ? String(url.dropLast()) : url

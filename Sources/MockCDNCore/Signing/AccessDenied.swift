@@ -1,10 +1,26 @@
-/// Why a credential on a media read was refused; the message goes into the S3/CloudFront-style XML error
-/// body, so it names the rule that failed and never echoes a token or signature.
+/// Why a credential on a media read was refused; it becomes the S3/CloudFront-style XML error body, so it
+/// names the rule that failed and never echoes a token or signature.
 public struct AccessDenied: Error, Sendable, Equatable, CustomStringConvertible {
-    public let message: String
+    /// An element S3 adds after `Message`, e.g. `Expires` and `ServerTime` on an expired presigned URL.
+    public struct Detail: Sendable, Equatable {
+        public let name: String
+        public let value: String
 
-    public init(_ message: String) {
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// S3's error code: `AccessDenied`, `SignatureDoesNotMatch` or `InvalidAccessKeyId`.
+    public let code: String
+    public let message: String
+    public let details: [Detail]
+
+    public init(_ message: String, code: String = "AccessDenied", details: [Detail] = []) {
+        self.code = code
         self.message = message
+        self.details = details
     }
 
     public var description: String { self.message }

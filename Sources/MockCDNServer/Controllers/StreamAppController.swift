@@ -7,8 +7,6 @@ import NIOCore
 struct StreamAppController {
     let services: ServerServices
 
-    static let maximumJSONBytes = 64 * 1024
-
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("app") { request, context in try self.settings(request, context: context) }
         router.patch("app") { request, context in try await self.updateSettings(request, context: context) }
@@ -160,16 +158,10 @@ struct StreamAppController {
 
     /// Decodes a small JSON body (at most 64 KiB); malformed JSON is a Stream input error.
     static func decodeJSON<Value: Decodable>(_ type: Value.Type, from request: Request) async throws -> Value {
-        let body: ByteBuffer
         do {
-            body = try await request.body.collect(upTo: maximumJSONBytes)
+            return try await request.decodeJSONBody(type)
         } catch {
-            throw StreamAPIError.input("request body is larger than \(maximumJSONBytes) bytes")
-        }
-        do {
-            return try JSONDecoder().decode(type, from: Data(body.readableBytesView))
-        } catch {
-            throw StreamAPIError.input("request body is not valid JSON of the expected shape")
+            throw StreamAPIError.input(error.message)
         }
     }
 }

@@ -9,12 +9,8 @@ import NIOCore
 struct StreamUploadController {
     let services: ServerServices
 
-    /// Multipart framing allowed on top of the file size before Content-Length alone earns a 413.
-    static let multipartAllowance = 64 * 1024
     /// The non-file parts MockCDN reads.
     static let fieldNames: Set<String> = ["user", "upload_sizes"]
-    /// The most bytes read from a non-file part (`user`, `upload_sizes`).
-    static let maximumFieldBytes = 64 * 1024
 
     func addRoutes(to router: Router<AppRequestContext>) {
         for kind in [UploadPolicy.Kind.image, .file] {
@@ -80,57 +76,23 @@ struct StreamUploadController {
     ) async throws -> EditedResponse<UploadResponse> {
         let caller = try self.services.streamAuth.authenticate(request)
         let app = caller.app
-        let config = app.uploadConfig(kind)
-        let limit = UploadPolicy.sizeLimit(config)
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit + Self.multipartAllowance {
-            throw StreamAPIError.tooLarge(limit: limit)
-        }
-        guard let boundary = MultipartReader.boundary(contentType: request.headers[.contentType]) else {
-            throw StreamAPIError.input("Content-Type must be multipart/form-data with a boundary")
-        }
-
-        let reader = MultipartReader(
-            body: request.body,
-            boundary: boundary,
-            maximumBytes: limit + Self.multipartAllowance
-        )
-        var stored: ObjectMetadata?
-        var fields: [String: ByteBuffer] = [:]
+        let receiver = UploadReceiver(services: self.services)
+        let received: UploadReceiver.Received
         do {
-            var headers = MultipartPartHeaders()
-            while let event = try await reader.next() {
-                let first: ByteBuffer?
-                switch event {
-                case .header(let name, let value):
-                    headers.add(name: name, value: value)
-                    continue
-                case .body(let buffer): first = buffer
-                case .partEnd: first = nil
-                }
-                let part = headers
-                headers = MultipartPartHeaders()
-                var body = MultipartPartBody(reader: reader, first: first).makeAsyncIterator()
-                if first == nil { body.done = true }
-                if part.name == "file" {
-                    guard stored == nil else { throw StreamAPIError.input("only one file part is allowed") }
-                    stored = try await self.store(
-                        part: part,
-                        body: body,
-                        app: app,
-                        kind: kind,
-                        channel: channel,
-                        owner: caller.claims.userID,
-                        limit: limit
-                    )
-                } else if let name = part.name, Self.fieldNames.contains(name) {
-                    fields[name] = try await Self.collectField(&body, name: name)
-                } else {
-                    // Parts Stream does not define are read past, not kept.
-                    while try await body.next() != nil {}
-                }
-            }
-            guard let object = stored else { throw StreamAPIError.input("file is a required field") }
-
+            received = try await receiver.receive(
+                request,
+                app: app,
+                kind: kind,
+                folder: kind == .image ? "images" : "attachments",
+                fieldNames: Self.fieldNames,
+                owner: caller.claims.userID,
+                extras: channel.map { ["channel": $0] } ?? [:]
+            )
+        } catch let rejection as UploadRejection {
+            throw Self.streamError(rejection)
+        }
+        do {
+            let fields = received.fields
             let named = try fields["user"].map { try Self.decode(UserField.self, from: $0, field: "user").id }
             guard let user = caller.user(named: named) else {
                 throw StreamAPIError.input("user is a required field when uploading with a server token")
@@ -138,14 +100,13 @@ struct StreamUploadController {
             let uploadSizes = try fields["upload_sizes"].map {
                 try Self.decode([UploadSize].self, from: $0, field: "upload_sizes")
             }
-            let key = try ObjectKey(object.key)
-            if object.owner != user {
-                try await self.services.store.updateMetadata(key) { $0.owner = user }
+            if received.object.owner != user {
+                try await self.services.store.updateMetadata(received.key) { $0.owner = user }
             }
             if let channel { self.services.channels.add([user], app: app.id, channel: channel) }
 
             let now = self.services.clock.unixSeconds
-            let link = try self.services.links.signedURL(app: app, key: key, now: now)
+            let link = try self.services.links.signedURL(app: app, key: received.key, now: now)
             let response = UploadResponse(
                 file: link,
                 thumbURL: kind == .image ? link + "&w=150&h=150&resize=clip" : nil,
@@ -154,72 +115,16 @@ struct StreamUploadController {
             )
             return EditedResponse(status: .created, response: response)
         } catch {
-            if let stored, let key = try? ObjectKey(stored.key) {
-                _ = try? await self.services.store.delete(key)
-            }
-            throw Self.streamError(error, limit: limit)
+            await receiver.discard(received.object)
+            throw error
         }
     }
 
-    /// Sniffs the part's first bytes, applies the policy, then streams the rest into the store.
-    private func store(
-        part: MultipartPartHeaders,
-        body: MultipartPartBody.AsyncIterator,
-        app: MediaApp,
-        kind: UploadPolicy.Kind,
-        channel: String?,
-        owner: String?,
-        limit: Int
-    ) async throws -> ObjectMetadata {
-        var body = body
-        var head = ByteBuffer()
-        while head.readableBytes < MediaSniffer.prefixLength, var chunk = try await body.next() {
-            head.writeBuffer(&chunk)
+    static func streamError(_ rejection: UploadRejection) -> StreamAPIError {
+        switch rejection {
+        case .input(let message): .input(message)
+        case .tooLarge(let limit): .tooLarge(limit: limit)
         }
-        guard head.readableBytes > 0 else { throw StreamAPIError.input("file is empty") }
-        let fileName = UploadPolicy.sanitizedFileName(part.fileName ?? "file")
-        let contentType: String
-        do {
-            contentType = try UploadPolicy.contentType(
-                kind: kind,
-                fileName: part.fileName ?? fileName,
-                declaredType: part.contentType,
-                prefix: Array(head.readableBytesView.prefix(MediaSniffer.prefixLength)),
-                config: app.uploadConfig(kind)
-            )
-        } catch {
-            throw StreamAPIError.input(error.message)
-        }
-        let folder = kind == .image ? "images" : "attachments"
-        let key = try ObjectKey("\(app.id)/\(folder)/\(UUID().uuidString.lowercased())/\(fileName)")
-        var extras = ["original_name": String((part.fileName ?? fileName).prefix(256))]
-        if let channel { extras["channel"] = channel }
-        extras["uploaded_at"] = String(self.services.clock.now.timeIntervalSince1970)
-        return try await self.services.store.put(
-            key,
-            body: ResumedPartBody(head: head, rest: body),
-            attributes: ObjectAttributes(
-                contentType: contentType,
-                owner: owner,
-                extras: extras,
-                created: self.services.clock.now
-            ),
-            maxBytes: limit
-        )
-    }
-
-    private static func collectField(
-        _ body: inout MultipartPartBody.AsyncIterator,
-        name: String
-    ) async throws -> ByteBuffer {
-        var value = ByteBuffer()
-        while var chunk = try await body.next() {
-            guard value.readableBytes + chunk.readableBytes <= maximumFieldBytes else {
-                throw StreamAPIError.input("\(name) field is larger than \(maximumFieldBytes) bytes")
-            }
-            value.writeBuffer(&chunk)
-        }
-        return value
     }
 
     private static func decode<Value: Decodable>(
@@ -231,15 +136,6 @@ struct StreamUploadController {
             return try JSONDecoder().decode(type, from: Data(buffer.readableBytesView))
         } catch {
             throw StreamAPIError.input("\(field) field is not valid JSON of the expected shape")
-        }
-    }
-
-    private static func streamError(_ error: any Error, limit: Int) -> any Error {
-        switch error {
-        case let error as MockCDNError where error == .objectTooLarge: StreamAPIError.tooLarge(limit: limit)
-        case is MultipartBodyTooLarge: StreamAPIError.tooLarge(limit: limit)
-        case let error as MockCDNError where error == .invalidObjectKey: StreamAPIError.input(error.detail)
-        default: error
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import MockCDNCore
 
 /// An error on a media read, rendered as S3/CloudFront XML: `<Error><Code>..</Code><Message>..</Message>..`.
 struct S3Error: HTTPResponseError {
@@ -19,8 +20,14 @@ struct S3Error: HTTPResponseError {
         )
     }
 
-    static func accessDenied(_ message: String, details: [(String, String)] = []) -> S3Error {
-        S3Error(status: .forbidden, code: "AccessDenied", message: message, details: details)
+    /// 403 with the code, message and details of the rule that failed.
+    static func accessDenied(_ denial: AccessDenied) -> S3Error {
+        S3Error(
+            status: .forbidden,
+            code: denial.code,
+            message: denial.message,
+            details: denial.details.map { ($0.name, $0.value) }
+        )
     }
 
     static func noSuchKey() -> S3Error {

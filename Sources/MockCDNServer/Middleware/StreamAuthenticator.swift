@@ -29,16 +29,19 @@ struct StreamAuthenticator: Sendable {
         if let type = request.headers[Self.authType], type.lowercased() != "jwt" {
             throw .authentication("stream-auth-type must be jwt")
         }
-        guard var token = request.headers[.authorization], !token.isEmpty else {
-            throw .authentication("Authorization header is missing")
-        }
-        if token.lowercased().hasPrefix("bearer ") { token = String(token.dropFirst(7)) }
+        guard let token = Self.bearerToken(request) else { throw .authentication("Authorization header is missing") }
         do {
             let claims = try JWT.verify(token, key: app.secretKey, now: self.clock.unixSeconds)
             return StreamCaller(app: app, claims: claims)
         } catch {
             throw error.kind == .expired ? .tokenExpired(error.message) : .authentication(error.message)
         }
+    }
+
+    /// The JWT of the `Authorization` header, with or without a `Bearer ` prefix; nil when there is none.
+    static func bearerToken(_ request: Request) -> String? {
+        guard let value = request.headers[.authorization], !value.isEmpty else { return nil }
+        return value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)) : value
     }
 
     /// As `authenticate`, and the token must be a server token.

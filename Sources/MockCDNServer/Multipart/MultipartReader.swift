@@ -55,24 +55,26 @@ final class MultipartReader {
 
     /// The next event, or nil once the body ended after a complete part.
     ///
-    /// - Throws: `StreamAPIError.input` for a malformed or truncated body.
+    /// - Throws: `UploadRejection.input` for a malformed or truncated body, `.tooLarge` past the bound.
     func next() async throws -> Event? {
         while self.position == self.pending.count {
             self.pending.removeAll(keepingCapacity: true)
             self.position = 0
             guard let chunk = try await self.source.next() else {
-                guard !self.partOpen else { throw StreamAPIError.input("multipart body ended in the middle of a part") }
+                guard !self.partOpen else {
+                    throw UploadRejection.input("multipart body ended in the middle of a part")
+                }
                 return nil
             }
             self.bytesRead += chunk.readableBytes
-            guard self.bytesRead <= self.maximumBytes else { throw MultipartBodyTooLarge() }
+            guard self.bytesRead <= self.maximumBytes else { throw UploadRejection.tooLarge(limit: self.maximumBytes) }
             do {
                 try self.parser.execute(chunk)
             } catch {
-                throw StreamAPIError.input("malformed multipart body")
+                throw UploadRejection.input("malformed multipart body")
             }
             guard !self.headersTooLarge else {
-                throw StreamAPIError.input("multipart part headers are larger than \(Self.maximumHeaderBytes) bytes")
+                throw UploadRejection.input("multipart part headers are larger than \(Self.maximumHeaderBytes) bytes")
             }
         }
         defer { self.position += 1 }
@@ -93,9 +95,6 @@ final class MultipartReader {
         return nil
     }
 }
-
-/// The whole multipart body passed its bound (size limit plus framing allowance).
-struct MultipartBodyTooLarge: Error {}
 
 /// The headers of one part.
 struct MultipartPartHeaders {

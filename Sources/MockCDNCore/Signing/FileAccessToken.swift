@@ -1,0 +1,81 @@
+import Foundation
+
+/// What a File Access Token says about its bearer.
+public struct FileAccessClaims: Sendable, Equatable {
+    public var appID: String
+    public var userID: String
+    public var issuedAt: Int64
+    public var expiresAt: Int64
+
+    public init(appID: String, userID: String, issuedAt: Int64, expiresAt: Int64) {
+        self.appID = appID
+        self.userID = userID
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// CometChat-style File Access Tokens: `<base64 payload>.<base64 HMAC-SHA256>` in the standard base64
+/// alphabet (so `+ / =` appear and percent-encoding matters), keyed with the app's API secret. The payload
+/// is JSON `{"app","exp","iat","nonce","uid"}`; the MAC covers the payload's base64 text.
+public enum FileAccessToken {
+    /// The longest token accepted from a client.
+    public static let maximumLength = 4096
+
+    /// Makes a token.
+    ///
+    /// - Parameters:
+    ///   - claims: app, user and lifetime.
+    ///   - key: the app's API secret, prepared.
+    /// - Returns: the token.
+    public static func issue(_ claims: FileAccessClaims, key: HMACKey) -> String {
+        let payload: [String: any Sendable] = [
+            "app": claims.appID,
+            "uid": claims.userID,
+            "iat": claims.issuedAt,
+            "exp": claims.expiresAt,
+            // Two tokens minted in the same second for the same user still differ.
+            "nonce": SecureBytes.random(count: 9).hexString,
+        ]
+        let json = (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data()
+        let encoded = json.base64EncodedString()
+        return encoded + "." + Data(key.authenticationCode(for: encoded)).base64EncodedString()
+    }
+
+    /// Checks a token for `appID`: format, app, MAC in constant time, then expiry against the clock.
+    ///
+    /// - Parameters:
+    ///   - token: the token as the client sent it, percent-decoded.
+    ///   - appID: the app whose media is read.
+    ///   - key: that app's API secret, prepared.
+    ///   - now: the clock's Unix time.
+    /// - Returns: the claims.
+    /// - Throws: `AccessDenied` naming the failed rule (never echoing the token).
+    public static func verify(
+        _ token: String,
+        appID: String,
+        key: HMACKey,
+        now: Int64
+    ) throws(AccessDenied) -> FileAccessClaims {
+        let malformed = AccessDenied("Malformed File Access Token")
+        guard token.utf8.count <= maximumLength else { throw malformed }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let payloadData = Data(base64Encoded: String(parts[0])),
+            let signature = Data(base64Encoded: String(parts[1])),
+            let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any],
+            let app = payload["app"] as? String, let user = payload["uid"] as? String,
+            let expiresAt = (payload["exp"] as? NSNumber)?.int64Value
+        else { throw malformed }
+        // The app claim is read before the MAC only to say why: a forged claim is refused all the same.
+        guard app == appID else { throw AccessDenied("File Access Token belongs to another app") }
+        guard SecureBytes.constantTimeEqual(key.authenticationCode(for: parts[0]), [UInt8](signature))
+        else { throw AccessDenied("File Access Token signature does not match") }
+        guard now < expiresAt else { throw AccessDenied("File Access Token has expired") }
+        return FileAccessClaims(
+            appID: app,
+            userID: user,
+            issuedAt: (payload["iat"] as? NSNumber)?.int64Value ?? 0,
+            expiresAt: expiresAt
+        )
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import Hummingbird
+import MockCDNCore
+
+/// CometChat-style secure media: `GET /v1/apps/{app}/settings`, `POST /v1/apps/{app}/fat` (mint a File
+/// Access Token), `POST /{app}/media` (upload with a FAT) and `POST /v1/apps/{app}/presign` (a SigV4
+/// presigned URL for a media URL). Errors use CometChat's `{"error":{"code","message"}}` envelope.
+struct SecureMediaController {
+    let services: ServerServices
+
+    /// FAT lifetime when the mint request names none, and the longest allowed (30 days).
+    static let defaultFATTTL: Int64 = 3600
+    static let maximumFATTTL: Int64 = 30 * 24 * 3600
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("v1/apps/:app/settings") { _, context in try self.settings(context: context) }
+        router.post("v1/apps/:app/fat") { request, context in try await self.mintFAT(request, context: context) }
+        router.post(":app/media") { request, context in try await self.upload(request, context: context) }
+        router.post("v1/apps/:app/presign") { request, context in try await self.presign(request, context: context) }
+    }
+
+    private func app(_ context: AppRequestContext) throws(CometChatError) -> MediaApp {
+        let appID = (try? context.parameters.require("app")) ?? ""
+        guard let app = self.services.apps.app(id: appID) else { throw .appNotFound(appID) }
+        return app
+    }
+
+    // MARK: - Settings
+
+    struct SettingsResponse: ResponseEncodable {
+        let securedMediaHost: String
+        let fatParameterName: String
+        let fatHeaderName: String
+        let presignedURLTTL: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case securedMediaHost = "SECURED_MEDIA_HOST"
+            case fatParameterName = "FAT_PARAMETER_NAME"
+            case fatHeaderName = "FAT_HEADER_NAME"
+            case presignedURLTTL = "PRESIGNED_URL_TTL"
+        }
+    }
+
+    func settings(context: AppRequestContext) throws -> SettingsResponse {
+        let app = try self.app(context)
+        return SettingsResponse(
+            securedMediaHost: self.services.links.authority,
+            fatParameterName: FATCredential.parameterName,
+            fatHeaderName: FATCredential.headerName.canonicalName,
+            presignedURLTTL: app.configuration.presignTTL
+        )
+    }
+
+    // MARK: - FAT
+
+    struct FATRequest: Decodable {
+        let userID: String?
+        let ttl: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case ttl
+            case userID = "user_id"
+        }
+    }
+
+    struct FATResponse: ResponseEncodable {
+        let fat: String
+        let userID: String
+        let expiresIn: Int64
+        let expiresAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case fat
+            case userID = "user_id"
+            case expiresIn = "expires_in"
+            case expiresAt = "expires_at"
+        }
+    }
+
+    /// Mints a FAT. A server JWT may mint one for any user; a user JWT only for its own user (as a
+    /// CometChat login does).
+    func mintFAT(_ request: Request, context: AppRequestContext) async throws -> FATResponse {
+        let app = try self.app(context)
+        if let apiKey = request.uri.queryParameters["api_key"], apiKey != app.configuration.apiKey {
+            throw CometChatError.unauthorized("api_key does not belong to app \(app.id)")
+        }
+        guard let token = StreamAuthenticator.bearerToken(request) else {
+            throw CometChatError.unauthorized("Authorization header with a JWT signed by the app's secret is missing")
+        }
+        let claims: JWTClaims
+        do {
+            claims = try JWT.verify(token, key: app.secretKey, now: self.services.clock.unixSeconds)
+        } catch {
+            throw CometChatError.unauthorized(error.message)
+        }
+        let body: FATRequest
+        do {
+            body = try await request.decodeJSONBody(FATRequest.self)
+        } catch {
+            throw CometChatError.badRequest(error.message)
+        }
+        guard let user = body.userID ?? claims.userID, !user.isEmpty, user.count <= 255 else {
+            throw CometChatError.badRequest("user_id is required: 1 to 255 characters")
+        }
+        guard claims.isServer || claims.userID == user else {
+            throw CometChatError.notAllowed("a user token may only mint a FAT for its own user")
+        }
+        let ttl = body.ttl ?? Self.defaultFATTTL
+        guard (1...Self.maximumFATTTL).contains(ttl) else {
+            throw CometChatError.badRequest("ttl must be 1...\(Self.maximumFATTTL) seconds")
+        }
+        let now = self.services.clock.unixSeconds
+        let claimsOut = FileAccessClaims(appID: app.id, userID: user, issuedAt: now, expiresAt: now + ttl)
+        return FATResponse(
+            fat: FileAccessToken.issue(claimsOut, key: app.secretKey),
+            userID: user,
+            expiresIn: ttl,
+            expiresAt: now + ttl
+        )
+    }
+
+    /// The user of the request's FAT for `app`.
+    private func fatUser(_ request: Request, app: MediaApp) throws(CometChatError) -> String {
+        let credential: FATCredential?
+        do {
+            credential = try FATCredential.find(in: request, query: QueryItems(request.uri.query))
+        } catch {
+            throw .badRequest(error.message)
+        }
+        guard let credential else {
+            throw .notLoggedIn("a File Access Token is required (fat header or fat query parameter)")
+        }
+        do {
+            return try FileAccessToken.verify(
+                credential.token,
+                appID: app.id,
+                key: app.secretKey,
+                now: self.services.clock.unixSeconds
+            ).userID
+        } catch {
+            throw .notLoggedIn(error.message)
+        }
+    }
+
+    // MARK: - Media upload
+
+    struct MediaResponse: ResponseEncodable {
+        let url: String
+    }
+
+    /// Stores the `file` part under `{app}/media/{uuid}/{name}` with the app's file policy.
+    func upload(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<MediaResponse> {
+        let app = try self.app(context)
+        let user = try self.fatUser(request, app: app)
+        do {
+            let received = try await UploadReceiver(services: self.services).receive(
+                request,
+                app: app,
+                kind: .file,
+                folder: "media",
+                fieldNames: [],
+                owner: user,
+                extras: [:]
+            )
+            return EditedResponse(
+                status: .created,
+                response: MediaResponse(url: self.services.links.objectURL(received.key))
+            )
+        } catch let rejection as UploadRejection {
+            switch rejection {
+            case .input(let message): throw CometChatError.badRequest(message)
+            case .tooLarge(let limit): throw CometChatError.tooLarge(limit: limit)
+            }
+        }
+    }
+
+    // MARK: - Presign
+
+    struct PresignRequest: Decodable {
+        let url: String?
+    }
+
+    struct PresignResponse: ResponseEncodable {
+        let url: String
+        let expiresIn: Int64
+        let expiresAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case url
+            case expiresIn = "expires_in"
+            case expiresAt = "expires_at"
+        }
+    }
+
+    /// A SigV4 presigned GET for a media URL of the app (any object of the app, any folder), valid for the
+    /// app's presign lifetime. The URL's own query (an old `fat`, an old signature) is ignored.
+    func presign(_ request: Request, context: AppRequestContext) async throws -> PresignResponse {
+        let app = try self.app(context)
+        _ = try self.fatUser(request, app: app)
+        let body: PresignRequest
+        do {
+            body = try await request.decodeJSONBody(PresignRequest.self)
+        } catch {
+            throw CometChatError.badRequest(error.message)
+        }
+        guard let text = body.url, !text.isEmpty else { throw CometChatError.invalidURL("url is required") }
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = url.percentEncodedHost, !host.isEmpty
+        else { throw CometChatError.invalidURL("url must be an absolute http or https URL") }
+        let authority = host + (url.port.map { ":\($0)" } ?? "")
+        guard authority == self.services.links.authority || authority == request.head.authority else {
+            throw CometChatError.invalidURL("url is not on this media host (\(self.services.links.authority))")
+        }
+        guard let key = try? ObjectKey(app: app.id, percentEncodedPath: url.percentEncodedPath) else {
+            throw CometChatError.invalidURL("url is not a media URL of app \(app.id)")
+        }
+        guard try await self.services.store.metadata(for: key) != nil else {
+            throw CometChatError.notFound("no media at url")
+        }
+        let now = self.services.clock.unixSeconds
+        return PresignResponse(
+            url: self.services.links.presignedURL(app: app, key: key, now: now),
+            expiresIn: app.configuration.presignTTL,
+            expiresAt: now + app.configuration.presignTTL
+        )
+    }
+}

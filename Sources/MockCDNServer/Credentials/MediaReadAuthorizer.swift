@@ -1,0 +1,110 @@
+import HTTPTypes
+import Hummingbird
+import MockCDNCore
+
+/// Decides whether a media read (`GET|HEAD /{app}/{key}`) may go ahead. Any one valid credential of the
+/// request is enough: a FAT (header or query), a SigV4 presigned query, or a CloudFront signature. None
+/// at all is 401; when every one fails, 403 names the first failed rule (FAT, then SigV4, then CloudFront).
+struct MediaReadAuthorizer {
+    let services: ServerServices
+
+    /// Query parameters a client may append to a signed link: image transforms (as Stream's SDKs do) and a
+    /// FAT (as CometChat's do). Neither is part of what MockCDN signs.
+    static let appendableParameters: Set<String> = CDNController.transformParameters.union([FATCredential.parameterName]
+    )
+
+    /// Checks the request's credentials.
+    ///
+    /// - Parameters:
+    ///   - request: the read.
+    ///   - context: its context (client address for CloudFront `IpAddress` conditions).
+    ///   - app: the app read from.
+    ///   - key: the object read.
+    ///   - query: the request's query.
+    /// - Returns: which credential passed.
+    /// - Throws: `S3Error` (401, 403, or 400 for conflicting FATs).
+    func authorize(
+        _ request: Request,
+        context: AppRequestContext,
+        app: MediaApp,
+        key: ObjectKey,
+        query: QueryItems
+    ) throws -> CredentialSource {
+        let now = self.services.clock.unixSeconds
+        var firstFailure: AccessDenied?
+        var sawCredential = false
+        func attempt(_ check: () throws(AccessDenied) -> Void) -> Bool {
+            sawCredential = true
+            do {
+                try check()
+                return true
+            } catch {
+                if firstFailure == nil { firstFailure = error }
+                return false
+            }
+        }
+
+        let fat: FATCredential?
+        do {
+            fat = try FATCredential.find(in: request, query: query)
+        } catch {
+            throw S3Error(status: .badRequest, code: "InvalidArgument", message: error.message)
+        }
+        if let fat,
+            attempt({ () throws(AccessDenied) in
+                _ = try FileAccessToken.verify(fat.token, appID: app.id, key: app.secretKey, now: now)
+            })
+        {
+            return fat.source
+        }
+        if SigV4.isPresent(in: query.decoded),
+            attempt({ () throws(AccessDenied) in
+                try SigV4.verify(
+                    query: query.decoded,
+                    method: request.method.rawValue,
+                    path: "/" + key.rawValue,
+                    header: { name in
+                        name == "host" ? request.head.authority : HTTPField.Name(name).flatMap { request.headers[$0] }
+                    },
+                    credentials: app.sigV4Credentials,
+                    now: now,
+                    appendable: Self.appendableParameters
+                )
+            })
+        {
+            return .presigned
+        }
+        if let credential = CloudFrontCredential(query: query.decoded),
+            attempt({ () throws(AccessDenied) in
+                try CloudFrontVerifier.verify(
+                    credential,
+                    resources: self.cloudFrontResources(request, query: query),
+                    now: now,
+                    clientAddress: context.remoteAddress
+                ) { app.keyPair(id: $0) }
+            })
+        {
+            return .cloudfront
+        }
+        guard sawCredential, let failure = firstFailure else { throw S3Error.missingCredential() }
+        throw S3Error.accessDenied(failure)
+    }
+
+    /// The URLs the request may have been signed as: under the Host header and under the public URL, with
+    /// the query minus signing parameters, and also minus appendable parameters.
+    private func cloudFrontResources(_ request: Request, query: QueryItems) -> [String] {
+        var bases = [self.services.links.baseURL]
+        if let host = request.head.authority { bases.append("http://" + host) }
+        let unsigned = query.raw.filter { !CloudFrontCredential.parameterNames.contains($0.name) }
+        let unappended = unsigned.filter { !Self.appendableParameters.contains($0.name) }
+        var queries = [QueryItems.join(unappended)]
+        if unsigned.count != unappended.count { queries.append(QueryItems.join(unsigned)) }
+        var candidates: [String] = []
+        for base in Set(bases) {
+            for query in queries {
+                candidates.append(base + request.uri.path + (query.isEmpty ? "" : "?" + query))
+            }
+        }
+        return candidates
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Hummingbird
+import MockCDNCore
+import NIOCore
+
+/// Why an upload was refused, before any envelope: each API renders it its own way (Stream JSON,
+/// CometChat JSON).
+enum UploadRejection: Error {
+    case input(String)
+    /// The file, or the whole body with its framing, passed `limit` bytes.
+    case tooLarge(limit: Int)
+}
+
+/// Receives a multipart/form-data upload for any of MockCDN's upload routes: applies the app's policy to
+/// the `file` part's first bytes, streams it into the store under `{app}/{folder}/{uuid}/{name}`, and
+/// collects the small named fields. Nothing stays stored when it throws.
+struct UploadReceiver {
+    let services: ServerServices
+
+    /// Multipart framing allowed on top of the file size before Content-Length alone earns a 413.
+    static let multipartAllowance = 64 * 1024
+    /// The most bytes read from a non-file part.
+    static let maximumFieldBytes = 64 * 1024
+
+    struct Received {
+        let object: ObjectMetadata
+        let key: ObjectKey
+        /// The named fields that were sent, raw.
+        let fields: [String: ByteBuffer]
+    }
+
+    /// Reads the whole upload.
+    ///
+    /// - Parameters:
+    ///   - request: the multipart request.
+    ///   - app: the app that receives the file.
+    ///   - kind: image or file policy.
+    ///   - folder: the key folder (`images`, `attachments`, `media`).
+    ///   - fieldNames: the non-file parts to collect; other parts are read past.
+    ///   - owner: the uploader, when already known.
+    ///   - extras: metadata stored with the object.
+    /// - Returns: the stored object and the collected fields.
+    /// - Throws: `UploadRejection`, or a storage error.
+    func receive(
+        _ request: Request,
+        app: MediaApp,
+        kind: UploadPolicy.Kind,
+        folder: String,
+        fieldNames: Set<String>,
+        owner: String?,
+        extras: [String: String]
+    ) async throws -> Received {
+        let limit = UploadPolicy.sizeLimit(app.uploadConfig(kind))
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit + Self.multipartAllowance {
+            throw UploadRejection.tooLarge(limit: limit)
+        }
+        guard let boundary = MultipartReader.boundary(contentType: request.headers[.contentType]) else {
+            throw UploadRejection.input("Content-Type must be multipart/form-data with a boundary")
+        }
+        let reader = MultipartReader(
+            body: request.body,
+            boundary: boundary,
+            maximumBytes: limit + Self.multipartAllowance
+        )
+        var stored: ObjectMetadata?
+        var fields: [String: ByteBuffer] = [:]
+        do {
+            var headers = MultipartPartHeaders()
+            while let event = try await reader.next() {
+                let first: ByteBuffer?
+                switch event {
+                case .header(let name, let value):
+                    headers.add(name: name, value: value)
+                    continue
+                case .body(let buffer): first = buffer
+                case .partEnd: first = nil
+                }
+                let part = headers
+                headers = MultipartPartHeaders()
+                var body = MultipartPartBody(reader: reader, first: first).makeAsyncIterator()
+                if first == nil { body.done = true }
+                if part.name == "file" {
+                    guard stored == nil else { throw UploadRejection.input("only one file part is allowed") }
+                    stored = try await self.store(
+                        part: part,
+                        body: body,
+                        app: app,
+                        kind: kind,
+                        folder: folder,
+                        owner: owner,
+                        extras: extras,
+                        limit: limit
+                    )
+                } else if let name = part.name, fieldNames.contains(name) {
+                    fields[name] = try await Self.collectField(&body, name: name)
+                } else {
+                    // Parts MockCDN does not define are read past, not kept.
+                    while try await body.next() != nil {}
+                }
+            }
+            guard let object = stored else { throw UploadRejection.input("file is a required field") }
+            return Received(object: object, key: try ObjectKey(object.key), fields: fields)
+        } catch {
+            if let stored { await self.discard(stored) }
+            switch error {
+            case let error as MockCDNError where error == .objectTooLarge: throw UploadRejection.tooLarge(limit: limit)
+            case UploadRejection.tooLarge: throw UploadRejection.tooLarge(limit: limit)
+            case let error as MockCDNError where error == .invalidObjectKey: throw UploadRejection.input(error.detail)
+            default: throw error
+            }
+        }
+    }
+
+    /// Removes an object a request stored before it failed.
+    func discard(_ object: ObjectMetadata) async {
+        if let key = try? ObjectKey(object.key) { _ = try? await self.services.store.delete(key) }
+    }
+
+    /// Sniffs the part's first bytes, applies the policy, then streams the rest into the store.
+    private func store(
+        part: MultipartPartHeaders,
+        body: MultipartPartBody.AsyncIterator,
+        app: MediaApp,
+        kind: UploadPolicy.Kind,
+        folder: String,
+        owner: String?,
+        extras: [String: String],
+        limit: Int
+    ) async throws -> ObjectMetadata {
+        var body = body
+        var head = ByteBuffer()
+        while head.readableBytes < MediaSniffer.prefixLength, var chunk = try await body.next() {
+            head.writeBuffer(&chunk)
+        }
+        guard head.readableBytes > 0 else { throw UploadRejection.input("file is empty") }
+        let fileName = UploadPolicy.sanitizedFileName(part.fileName ?? "file")
+        let contentType: String
+        do {
+            contentType = try UploadPolicy.contentType(
+                kind: kind,
+                fileName: part.fileName ?? fileName,
+                declaredType: part.contentType,
+                prefix: Array(head.readableBytesView.prefix(MediaSniffer.prefixLength)),
+                config: app.uploadConfig(kind)
+            )
+        } catch {
+            throw UploadRejection.input(error.message)
+        }
+        let key = try ObjectKey("\(app.id)/\(folder)/\(UUID().uuidString.lowercased())/\(fileName)")
+        var extras = extras
+        extras["original_name"] = String((part.fileName ?? fileName).prefix(256))
+        extras["uploaded_at"] = String(self.services.clock.now.timeIntervalSince1970)
+        return try await self.services.store.put(
+            key,
+            body: ResumedPartBody(head: head, rest: body),
+            attributes: ObjectAttributes(
+                contentType: contentType,
+                owner: owner,
+                extras: extras,
+                created: self.services.clock.now
+            ),
+            maxBytes: limit
+        )
+    }
+
+    private static func collectField(
+        _ body: inout MultipartPartBody.AsyncIterator,
+        name: String
+    ) async throws -> ByteBuffer {
+        var value = ByteBuffer()
+        while var chunk = try await body.next() {
+            guard value.readableBytes + chunk.readableBytes <= maximumFieldBytes else {
+                throw UploadRejection.input("\(name) field is larger than \(maximumFieldBytes) bytes")
+            }
+            value.writeBuffer(&chunk)
+        }
+        return value
+    }
+}

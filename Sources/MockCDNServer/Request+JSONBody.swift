@@ -1,0 +1,32 @@
+import Foundation
+import Hummingbird
+
+/// A small JSON request body that is too large or not of the expected shape; each API renders the message
+/// in its own envelope.
+struct JSONBodyError: Error {
+    let message: String
+}
+
+extension Request {
+    /// The most bytes of a JSON request body read (settings, member lists, presign requests).
+    static let maximumJSONBytes = 64 * 1024
+
+    /// Collects and decodes a small JSON body, bounded by `maximumJSONBytes`.
+    ///
+    /// - Parameter type: the expected shape.
+    /// - Returns: the decoded value.
+    /// - Throws: `JSONBodyError` naming what was wrong.
+    func decodeJSONBody<Value: Decodable>(_ type: Value.Type) async throws(JSONBodyError) -> Value {
+        let body: ByteBuffer
+        do {
+            body = try await self.body.collect(upTo: Self.maximumJSONBytes)
+        } catch {
+            throw JSONBodyError(message: "request body is larger than \(Self.maximumJSONBytes) bytes")
+        }
+        do {
+            return try JSONDecoder().decode(type, from: Data(body.readableBytesView))
+        } catch {
+            throw JSONBodyError(message: "request body is not valid JSON of the expected shape")
+        }
+    }
+}
