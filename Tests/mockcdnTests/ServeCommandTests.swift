@@ -75,6 +75,58 @@ struct ServeCommandTests {
         #expect(process.terminationStatus == 0)
     }
 
+    @Test("at trace level, no token, signature or secret reaches the log")
+    func logsHoldNoSecrets() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-log-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--port", "0", "--log-level", "trace"]
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let lines = Self.readLines(stdout.fileHandleForReading, count: 2)
+        let base = try #require(lines.first?.components(separatedBy: " on ").last)
+
+        let secrets = [
+            "FATSECRET0+/=", "SIGSECRET1", "JWTSECRET2",
+            "b877124fafdc193f846a9339c70745fc88d37d17e979c9f24401dc8cc9c675db",
+        ]
+        let requests: [(String, String, [String: String])] = [
+            ("GET", "/demo/a/b.txt?fat=FATSECRET0%2B%2F%3D", [:]),
+            ("GET", "/demo/a/b.txt", ["fat": "FATSECRET0+/="]),
+            ("GET", "/demo/a/b.txt?Expires=1&Signature=SIGSECRET1&Key-Pair-Id=K", [:]),
+            (
+                "GET",
+                "/demo/a/b.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=demo-key%2F20261121%2Fus%2Fs3%2Faws4_request"
+                    + "&X-Amz-Date=20261121T134725Z&X-Amz-Expires=60&X-Amz-SignedHeaders=host&X-Amz-Signature="
+                    + secrets[3],
+                [:]
+            ),
+            ("POST", "/v1/apps/demo/fat", ["Authorization": "Bearer JWTSECRET2"]),
+            ("POST", "/v1/apps/demo/presign", ["fat": "FATSECRET0+/="]),
+            ("POST", "/api/v2/uploads/file?api_key=demo-key", ["Authorization": "JWTSECRET2"]),
+        ]
+        for (method, path, headers) in requests {
+            var request = URLRequest(url: try #require(URL(string: base + path)))
+            request.httpMethod = method
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            let (_, response) = try await URLSession.shared.data(for: request)
+            #expect([400, 401, 403].contains((response as? HTTPURLResponse)?.statusCode ?? 0), "\(method) \(path)")
+        }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let text = try String(contentsOf: log, encoding: .utf8)
+        // The log is really there and at trace level, so its silence about secrets means something.
+        #expect(text.contains("trace"))
+        for secret in secrets + ["demo-secret-for-local-testing-only"] {
+            #expect(!text.contains(secret), "the log holds \(secret)")
+        }
+    }
+
     @Test("a port out of range exits non-zero with a reason")
     func badPort() throws {
         let (status, message) = try Self.runToExit(["serve", "--port", "70000"])

@@ -1,0 +1,38 @@
+"""Starts one MockCDN per test module (`mockcdn serve --port 0`) and yields its base URL."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+
+import pytest
+
+from support import BINARY
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not BINARY.exists():
+        pytest.fail(f"MockCDN binary not found at {BINARY} (set MOCKCDN_BINARY)")
+    proc = subprocess.Popen(
+        [str(BINARY), "serve", "--port", "0", "--log-level", "warning"],
+        stdout=subprocess.PIPE,
+        stderr=None,
+        text=True,
+    )
+    try:
+        first = proc.stdout.readline()
+        match = re.match(r"mockcdn ready on (http://127\.0\.0\.1:(\d+))", first)
+        assert match, f"unexpected first line: {first!r} (exit code {proc.poll()})"
+        proc.stdout.readline()  # demo app keys
+        yield match.group(1)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            code = proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            pytest.fail("mockcdn did not exit within 20 s of SIGTERM")
+    assert code == 0, f"mockcdn exited with {code} after SIGTERM"

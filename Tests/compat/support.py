@@ -1,0 +1,91 @@
+"""Helpers shared by the compatibility suites: paths, demo credentials, HTTP without exceptions,
+Stream tokens and uploads."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import struct
+import urllib.error
+import urllib.request
+import uuid
+import zlib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BINARY = Path(os.environ.get("MOCKCDN_BINARY", REPO / ".build" / "debug" / "mockcdn"))
+PRIVATE_KEY = REPO / "Fixtures" / "keys" / "demo-K2JCJMDEHXQW5F.private.pem"
+KEY_PAIR_ID = "K2JCJMDEHXQW5F"
+API_KEY = "demo-key"
+API_SECRET = "demo-secret-for-local-testing-only"
+
+
+
+def b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def jwt(claims: dict | None = None) -> str:
+    """An HS256 Stream token for the demo app: a user token for alice unless other claims are given."""
+    header = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
+    payload = b64url(json.dumps(claims or {"user_id": "alice"}, separators=(",", ":")).encode())
+    signing_input = f"{header}.{payload}".encode("ascii")
+    signature = b64url(hmac.new(API_SECRET.encode(), signing_input, hashlib.sha256).digest())
+    return f"{header}.{payload}.{signature}"
+
+
+def png(width: int = 8, height: int = 8) -> bytes:
+    """A small valid RGB PNG built with the standard library."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(
+        b"\x00" + b"".join(bytes((x * 30 % 256, y * 30 % 256, 128)) for x in range(width))
+        for y in range(height)
+    )
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def request(url: str, method: str = "GET", body: bytes | None = None, headers: dict | None = None):
+    """Returns (status, body bytes, headers) without raising on HTTP errors."""
+    req = urllib.request.Request(url, data=body, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, resp.read(), resp.headers
+    except urllib.error.HTTPError as err:
+        return err.code, err.read(), err.headers
+
+
+def send_json(url: str, method: str, payload: dict) -> dict:
+    status, body, _ = request(
+        url, method, json.dumps(payload).encode(), {"Content-Type": "application/json"}
+    )
+    assert status == 200, f"{method} {url} -> {status}: {body[:300]!r}"
+    return json.loads(body)
+
+
+def upload(base: str, kind: str, filename: str, content_type: str, data: bytes) -> str:
+    """Uploads through the Stream-compatible endpoint and returns the signed URL MockCDN issued."""
+    boundary = "compat" + uuid.uuid4().hex
+    body = (
+        f"--{boundary}\r\n"
+        f'Content-Disposition: form-data; name="file"; filename="{filename}"\r\n'
+        f"Content-Type: {content_type}\r\n\r\n"
+    ).encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    status, resp, _ = request(
+        f"{base}/channels/messaging/general/{kind}?api_key={API_KEY}",
+        "POST",
+        body,
+        {
+            "Authorization": f"Bearer {jwt()}",
+            "stream-auth-type": "jwt",
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+        },
+    )
+    assert status == 201, f"upload {kind} -> {status}: {resp[:500]!r}"
+    return json.loads(resp)["file"]
