@@ -24,7 +24,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0", traits: []),
         // HTTPField names for the headers MockCDN defines (`fat`, `stream-auth-type`); Hummingbird speaks it.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
-        // ByteBuffer and the async file system (NIOFS) that the stores stream through.
+        // ByteBuffer, the async file system (NIOFS) the stores stream through, and the thread pool
+        // (NIOPosix) resizes run on, off the event loops.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         // The `mockcdn` command line.
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -74,6 +75,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings

@@ -160,6 +160,39 @@ static VipsImage *cover(const void *data, size_t length, int width, int height, 
     return out;
 }
 
+/// Pads every frame of `image` to width x height with black, centred; an animation is one tall strip of
+/// frames, so each frame is cut, padded, and the strip stacked again.
+static VipsImage *pad_frames(VipsImage *image, int width, int height) {
+    int frame_height = vips_image_get_page_height(image);
+    int pages = vips_image_get_height(image) / frame_height;
+    VipsImage *out = NULL;
+    if (pages <= 1) {
+        vips_gravity(image, &out, VIPS_COMPASS_DIRECTION_CENTRE, width, height, "extend", VIPS_EXTEND_BLACK, NULL);
+        return out;
+    }
+    VipsImage **frames = g_new0(VipsImage *, pages);
+    int ok = 1;
+    for (int page = 0; page < pages && ok; page++) {
+        VipsImage *frame = NULL;
+        ok = vips_extract_area(image, &frame, 0, page * frame_height, vips_image_get_width(image), frame_height, NULL)
+            == 0;
+        if (ok) {
+            ok = vips_gravity(frame, &frames[page], VIPS_COMPASS_DIRECTION_CENTRE, width, height, "extend",
+                     VIPS_EXTEND_BLACK, NULL)
+                == 0;
+            g_object_unref(frame);
+        }
+    }
+    if (ok && vips_arrayjoin(frames, &out, pages, "across", 1, NULL) == 0) {
+        vips_image_set_int(out, VIPS_META_PAGE_HEIGHT, height);
+    }
+    for (int page = 0; page < pages; page++) {
+        if (frames[page] != NULL) g_object_unref(frames[page]);
+    }
+    g_free(frames);
+    return out;
+}
+
 int CVipsShim_resize(
     const void *data, size_t length, int width, int height, CVipsShimMode mode, CVipsShimAnchor anchor,
     CVipsShimFormat format, int quality, int all_pages, void **out, size_t *out_length, char **error) {
@@ -186,15 +219,8 @@ int CVipsShim_resize(
     case CVipsShimModePad: {
         VipsImage *fitted = thumbnail(data, length, width, height, VIPS_SIZE_DOWN, all_pages);
         if (fitted != NULL) {
-            int pages = vips_image_get_height(fitted) / vips_image_get_page_height(fitted);
-            if (pages <= 1) {
-                vips_gravity(fitted, &result, VIPS_COMPASS_DIRECTION_CENTRE, width, height, "extend",
-                    VIPS_EXTEND_BLACK, NULL);
-            } else {
-                *error = g_strdup("fill is not supported for animated images");
-            }
+            result = pad_frames(fitted, width, height);
             g_object_unref(fitted);
-            if (*error != NULL) return 0;
         }
         break;
     }
@@ -206,8 +232,8 @@ int CVipsShim_resize(
 }
 
 int CVipsShim_encode_pixels(
-    const void *pixels, size_t length, int width, int height, int bands, CVipsShimFormat format, int quality,
-    void **out, size_t *out_length, char **error) {
+    const void *pixels, size_t length, int width, int height, int bands, int page_height, CVipsShimFormat format,
+    int quality, void **out, size_t *out_length, char **error) {
     *error = NULL;
     *out = NULL;
     *out_length = 0;
@@ -218,6 +244,9 @@ int CVipsShim_encode_pixels(
     }
     VipsImage *image = vips_image_new_from_memory(pixels, length, width, height, bands, VIPS_FORMAT_UCHAR);
     if (image == NULL) return fail(error, "cannot wrap pixels");
+    if (page_height > 0 && page_height < height && height % page_height == 0) {
+        vips_image_set_int(image, VIPS_META_PAGE_HEIGHT, page_height);
+    }
     int ok = encode(image, format, quality, out, out_length, error);
     g_object_unref(image);
     return ok;

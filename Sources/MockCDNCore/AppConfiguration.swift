@@ -35,6 +35,8 @@ public struct AppConfiguration: Sendable, Equatable {
     /// Lifetime of the SigV4 presigned URLs `POST /v1/apps/{app}/presign` issues, in seconds (CometChat:
     /// about 5 minutes).
     public var presignTTL: Int64
+    /// Sources above this many pixels (width x height x frames) are not resized (Stream: 16.8 million).
+    public var maximumSourcePixels: Int
 
     public init(
         appID: String,
@@ -45,7 +47,8 @@ public struct AppConfiguration: Sendable, Equatable {
         fileUploadConfig: UploadConfig = UploadConfig(),
         imageUploadConfig: UploadConfig = UploadConfig(),
         linkTTL: Int64 = 14 * 24 * 3600,
-        presignTTL: Int64 = 300
+        presignTTL: Int64 = 300,
+        maximumSourcePixels: Int = VariantRenderer.defaultMaximumPixels
     ) {
         self.appID = appID
         self.apiKey = apiKey
@@ -56,6 +59,7 @@ public struct AppConfiguration: Sendable, Equatable {
         self.imageUploadConfig = imageUploadConfig
         self.linkTTL = linkTTL
         self.presignTTL = presignTTL
+        self.maximumSourcePixels = maximumSourcePixels
     }
 
     /// The app that exists unless the configuration replaces it. Its secret and key pair are published on

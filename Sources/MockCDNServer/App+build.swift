@@ -33,6 +33,10 @@ public func buildApplication(
         channels: ChannelDirectory(),
         links: LinkSigner(
             base: configuration.publicURL ?? "http://\(hostForURL(configuration.host)):\(configuration.port)"
+        ),
+        variants: VariantCache(
+            memoryLimit: configuration.variantCacheBytes,
+            directory: configuration.dataDirectory.map { $0 + "/variants" }
         )
     )
 

@@ -12,6 +12,7 @@ import Yams
 ///     region: eu                       # default "us"
 ///     link_ttl: 1209600                # seconds; default 14 days
 ///     presign_ttl: 300                 # seconds, 1...604800; default 300
+///     max_source_pixels: 16800000      # width x height x frames a resize accepts; default 16.8 million
 ///     keys:                            # default: one RSA-2048 pair generated at start
 ///       - id: KACME000000001
 ///         status: active               # active | accepted | retired
@@ -45,6 +46,7 @@ public struct ConfigurationFile: Decodable, Sendable {
         let region: String?
         let linkTTL: Int64?
         let presignTTL: Int64?
+        let maximumSourcePixels: Int?
         let keys: [Key]?
         let fileUploadConfig: UploadConfig?
         let imageUploadConfig: UploadConfig?
@@ -56,6 +58,7 @@ public struct ConfigurationFile: Decodable, Sendable {
             case apiSecret = "api_secret"
             case linkTTL = "link_ttl"
             case presignTTL = "presign_ttl"
+            case maximumSourcePixels = "max_source_pixels"
             case fileUploadConfig = "file_upload_config"
             case imageUploadConfig = "image_upload_config"
         }
@@ -117,6 +120,14 @@ public struct ConfigurationFile: Decodable, Sendable {
                     )
                 }
                 configuration.presignTTL = ttl
+            }
+            if let pixels = app.maximumSourcePixels {
+                guard pixels > 0 else {
+                    throw MockCDNError.invalidConfiguration(
+                        "\(path): app \(app.appID): max_source_pixels must be positive"
+                    )
+                }
+                configuration.maximumSourcePixels = pixels
             }
             configuration.keyPairs = try (app.keys ?? []).map { key in
                 func read(_ relative: String?) throws -> String? {

@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     /// The tenants; the first is the default app.
     public var apps: [AppConfiguration]
     public var logLevel: Logger.Level
+    /// Bytes of resized variants kept in memory (and, with a data directory, on disk); 0 turns the variant
+    /// cache off, so every transform request resizes (benchmarks).
+    public var variantCacheBytes: Int
 
     public init(
         host: String = "127.0.0.1",
@@ -23,7 +26,8 @@ public struct ServerConfiguration: Sendable {
         dataDirectory: String? = nil,
         publicURL: String? = nil,
         apps: [AppConfiguration] = [.demo],
-        logLevel: Logger.Level = .info
+        logLevel: Logger.Level = .info,
+        variantCacheBytes: Int = 64 * 1024 * 1024
     ) {
         self.host = host
         self.port = port
@@ -31,6 +35,7 @@ public struct ServerConfiguration: Sendable {
         self.publicURL = publicURL
         self.apps = apps
         self.logLevel = logLevel
+        self.variantCacheBytes = variantCacheBytes
     }
 
     /// The lines `mockcdn serve` prints on stdout once it listens: the ready line scripts wait for, then

@@ -2,13 +2,15 @@ import Foundation
 import MockCDNCore
 import Synchronization
 
-/// What the controllers share: tenants, storage, the clock, channel membership and link signing.
+/// What the controllers share: tenants, storage, the clock, channel membership, link signing and resized
+/// variants.
 struct ServerServices: Sendable {
     let apps: AppRegistry
     let store: any ObjectStore
     let clock: MockClock
     let channels: ChannelDirectory
     let links: LinkSigner
+    let variants: VariantCache
 
     /// Stream's JWT auth over these apps and this clock.
     var streamAuth: StreamAuthenticator { StreamAuthenticator(apps: self.apps, clock: self.clock) }

@@ -28,11 +28,17 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "YAML file with apps, keys and upload settings (see README); the demo app stays unless replaced.")
     var config: String?
 
+    @Option(help: "MiB of resized image variants to cache (in memory, and on disk with --data-dir); 0 disables.")
+    var variantCacheMb = 64
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
     func validate() throws {
         guard (0...65535).contains(self.port) else { throw ValidationError("--port must be 0...65535") }
+        guard (0...65536).contains(self.variantCacheMb) else {
+            throw ValidationError("--variant-cache-mb must be 0...65536")
+        }
     }
 
     func run() async throws {
@@ -45,7 +51,8 @@ struct Serve: AsyncParsableCommand {
                 dataDirectory: self.dataDir,
                 publicURL: self.publicURL,
                 apps: apps,
-                logLevel: self.logLevel
+                logLevel: self.logLevel,
+                variantCacheBytes: self.variantCacheMb * 1024 * 1024
             )
         )
     }

@@ -63,10 +63,11 @@ int CVipsShim_resize(
     CVipsShimFormat format, int quality, int all_pages, void *_Nullable *_Nonnull out, size_t *out_length,
     char *_Nullable *_Nonnull error);
 
-/// Encodes 8-bit interleaved pixels (`bands` 1, 3 or 4 per pixel, row-major).
+/// Encodes 8-bit interleaved pixels (`bands` 1, 3 or 4 per pixel, row-major). A `page_height` that divides
+/// `height` makes the pixels a strip of frames (an animation, for GIF and WebP); 0 for a still image.
 int CVipsShim_encode_pixels(
-    const void *pixels, size_t length, int width, int height, int bands, CVipsShimFormat format, int quality,
-    void *_Nullable *_Nonnull out, size_t *out_length, char *_Nullable *_Nonnull error);
+    const void *pixels, size_t length, int width, int height, int bands, int page_height, CVipsShimFormat format,
+    int quality, void *_Nullable *_Nonnull out, size_t *out_length, char *_Nullable *_Nonnull error);
 
 /// Decodes the first page of an encoded image to 8-bit interleaved pixels.
 int CVipsShim_decode_pixels(

@@ -36,3 +36,20 @@ public struct ImageHeader: Sendable, Equatable {
     /// Pixels counted the way the resize bound counts them: width x height x frames.
     public var pixelCount: Int { self.width * self.height * self.frames }
 }
+
+extension ImageHeader {
+    /// The metadata extras an upload stores for an image (`width`, `height`, `frames`).
+    public var extras: [String: String] {
+        ["width": String(self.width), "height": String(self.height), "frames": String(self.frames)]
+    }
+
+    /// The dimensions stored with an uploaded image; nil when they were not stored.
+    ///
+    /// - Parameter extras: the object's metadata extras.
+    public init?(extras: [String: String]) {
+        guard let width = extras["width"].flatMap({ Int($0) }), let height = extras["height"].flatMap({ Int($0) }),
+            let frames = extras["frames"].flatMap({ Int($0) })
+        else { return nil }
+        self.init(width: width, height: height, frames: frames, format: nil)
+    }
+}

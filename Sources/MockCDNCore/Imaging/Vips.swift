@@ -151,9 +151,15 @@ public enum Vips {
     ///   - pixels: the pixels.
     ///   - format: the output format.
     ///   - quality: 1...100, for JPEG and WebP.
+    ///   - frameHeight: makes the pixels a strip of frames this tall (an animated GIF or WebP).
     /// - Returns: the encoded image.
     /// - Throws: `MockCDNError.imageFailure` when the buffer does not match its size or encoding fails.
-    public static func encode(_ pixels: Pixels, format: OutputFormat, quality: Int = 90) throws -> ByteBuffer {
+    public static func encode(
+        _ pixels: Pixels,
+        format: OutputFormat,
+        quality: Int = 90,
+        frameHeight: Int? = nil
+    ) throws -> ByteBuffer {
         try pixels.bytes.withUnsafeBytes { bytes in
             try output { out, length, error in
                 CVipsShim_encode_pixels(
@@ -162,6 +168,7 @@ public enum Vips {
                     Int32(clamping: pixels.width),
                     Int32(clamping: pixels.height),
                     Int32(clamping: pixels.bands),
+                    Int32(clamping: frameHeight ?? 0),
                     format.shimValue,
                     Int32(clamping: quality),
                     &out,

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import MockCDNCore
 import NIOCore
+import NIOPosix
 
 /// Media reads: `GET|HEAD /{app}/{key}`, authorised by a FAT, a SigV4 presigned query or a CloudFront
 /// signature (`MediaReadAuthorizer`), with RFC 9110 ranges and conditional requests, streamed from the store.
@@ -27,14 +28,70 @@ struct CDNController {
         } catch {
             throw S3Error.invalidURI(error.detail)
         }
+        let query = QueryItems(request.uri.query)
         _ = try MediaReadAuthorizer(services: self.services)
-            .authorize(request, context: context, app: app, key: key, query: QueryItems(request.uri.query))
+            .authorize(request, context: context, app: app, key: key, query: query)
 
         guard let metadata = try await self.services.store.metadata(for: key) else { throw S3Error.noSuchKey() }
+        let transform: ImageTransform?
+        do {
+            transform = try ImageTransform.parse(query.decoded)
+        } catch {
+            throw S3Error(status: .badRequest, code: "InvalidArgument", message: error.message)
+        }
+        // SVG is never rasterised: transform parameters on it answer the original, unchanged.
+        if let transform, !transform.isIdentity, metadata.contentType != ImageFormat.svg.mimeType {
+            guard metadata.contentType.hasPrefix("image/") else {
+                throw S3Error(
+                    status: .badRequest,
+                    code: "InvalidArgument",
+                    message: "Transform parameters (w, h, resize, crop) apply to images; this object is "
+                        + metadata.contentType
+                )
+            }
+            let variant = try await self.variant(of: metadata, key: key, app: app, transform: transform)
+            return try Self.respond(
+                to: request,
+                contentType: variant.contentType,
+                etag: variant.etag,
+                lastModified: metadata.created,
+                size: variant.bytes.readableBytes
+            ) { range in
+                ResponseBody(
+                    byteBuffer: range.map { variant.bytes.getSlice(at: $0.lowerBound, length: $0.count)! }
+                        ?? variant.bytes
+                )
+            }
+        }
+        let store = self.services.store
+        return try Self.respond(
+            to: request,
+            contentType: metadata.contentType,
+            etag: metadata.etag,
+            lastModified: metadata.created,
+            size: metadata.size
+        ) { range in
+            ResponseBody(contentLength: range?.count ?? metadata.size) { writer in
+                try await store.read(key, range: range) { chunk in try await writer.write(chunk) }
+                try await writer.finish(nil)
+            }
+        }
+    }
+
+    /// Answers a read of one representation (the object, or a variant of it): conditionals (304), one
+    /// range (206) or the whole (200), and for HEAD the headers alone.
+    private static func respond(
+        to request: Request,
+        contentType: String,
+        etag: String,
+        lastModified: Date,
+        size: Int,
+        body: (Range<Int>?) -> ResponseBody
+    ) throws -> Response {
         var headers: HTTPFields = [
-            .contentType: metadata.contentType,
-            .eTag: metadata.etag,
-            .lastModified: HTTPDate.format(metadata.created),
+            .contentType: contentType,
+            .eTag: etag,
+            .lastModified: HTTPDate.format(lastModified),
             .acceptRanges: "bytes",
             .cacheControl: Self.cacheControl,
         ]
@@ -42,8 +99,8 @@ struct CDNController {
             ifNoneMatch: request.headers[.ifNoneMatch],
             ifModifiedSince: request.headers[.ifModifiedSince],
             ifRange: request.headers[.ifRange],
-            etag: metadata.etag,
-            lastModified: metadata.created
+            etag: etag,
+            lastModified: lastModified
         )
         guard case .serve(let honourRange) = outcome else {
             headers[.contentType] = nil
@@ -52,24 +109,58 @@ struct CDNController {
         var status = HTTPResponse.Status.ok
         var range: Range<Int>? = nil
         if honourRange {
-            switch RangeRequest.parse(request.headers[.range], size: metadata.size) {
+            switch RangeRequest.parse(request.headers[.range], size: size) {
             case .whole, .multiple: break
-            case .unsatisfiable: throw S3Error.invalidRange(size: metadata.size)
+            case .unsatisfiable: throw S3Error.invalidRange(size: size)
             case .partial(let bytes):
                 status = .partialContent
                 range = bytes
-                headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(metadata.size)"
+                headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(size)"
             }
         }
-        let length = range?.count ?? metadata.size
-        headers[.contentLength] = String(length)
+        headers[.contentLength] = String(range?.count ?? size)
         guard request.method != .head else { return Response(status: status, headers: headers) }
+        return Response(status: status, headers: headers, body: body(range))
+    }
+
+    /// The variant for `transform`, from the cache or made now (off the event loop). The pixel bound is
+    /// checked from the dimensions stored at upload before the source is read, and again from the
+    /// source's own header before libvips decodes it.
+    private func variant(
+        of metadata: ObjectMetadata,
+        key: ObjectKey,
+        app: MediaApp,
+        transform: ImageTransform
+    ) async throws -> ImageVariant {
         let store = self.services.store
-        let servedRange = range
-        let body = ResponseBody(contentLength: length) { writer in
-            try await store.read(key, range: servedRange) { chunk in try await writer.write(chunk) }
-            try await writer.finish(nil)
+        let limit = app.configuration.maximumSourcePixels
+        do {
+            if let stored = ImageHeader(extras: metadata.extras) {
+                try VariantRenderer.checkPixels(stored, maximumPixels: limit)
+            }
+            return try await self.services.variants.variant(
+                object: key.rawValue,
+                etag: metadata.etag,
+                transform: transform.normalized
+            ) {
+                let source = try await store.collect(key)
+                return try await NIOThreadPool.singleton.runIfActive {
+                    let header: ImageHeader
+                    do {
+                        header = try Vips.probe(source)
+                    } catch {
+                        throw TransformRefusal(kind: .unprocessable, message: "The image's header cannot be read")
+                    }
+                    return try VariantRenderer.render(
+                        source,
+                        header: header,
+                        transform: transform,
+                        maximumPixels: limit
+                    )
+                }
+            }
+        } catch let refusal as TransformRefusal {
+            throw S3Error(refusal)
         }
-        return Response(status: status, headers: headers, body: body)
     }
 }

@@ -145,7 +145,8 @@ struct StreamAppController {
             let link = try self.services.links.signedURL(app: app, key: key, now: now)
             return UploadsResponse.Upload(
                 file: link,
-                thumbURL: object.key.hasPrefix(app.id + "/images/") ? link + "&w=150&h=150&resize=clip" : nil,
+                thumbURL: object.key.hasPrefix(app.id + "/images/")
+                    ? link + "&" + ImageTransform.thumbnail.normalized : nil,
                 name: object.extras["original_name"] ?? key.rawValue.split(separator: "/").last.map(String.init) ?? "",
                 mimeType: object.contentType,
                 size: object.size,

@@ -57,11 +57,13 @@ struct StreamUploadController {
         }
     }
 
+    /// An `upload_sizes` entry: sent as `{width,height,resize,crop}`, answered with its `url` too.
     struct UploadSize: Codable {
         let width: Int?
         let height: Int?
         let resize: String?
         let crop: String?
+        var url: String?
     }
 
     struct UserField: Decodable {
@@ -97,9 +99,10 @@ struct StreamUploadController {
             guard let user = caller.user(named: named) else {
                 throw StreamAPIError.input("user is a required field when uploading with a server token")
             }
-            let uploadSizes = try fields["upload_sizes"].map {
+            let requestedSizes = try fields["upload_sizes"].map {
                 try Self.decode([UploadSize].self, from: $0, field: "upload_sizes")
             }
+            let sizeTransforms = try (requestedSizes ?? []).enumerated().map(Self.transform)
             if received.object.owner != user {
                 try await self.services.store.updateMetadata(received.key) { $0.owner = user }
             }
@@ -107,9 +110,16 @@ struct StreamUploadController {
 
             let now = self.services.clock.unixSeconds
             let link = try self.services.links.signedURL(app: app, key: received.key, now: now)
+            let uploadSizes = requestedSizes.map { sizes in
+                zip(sizes, sizeTransforms).map { size, transform in
+                    var answered = size
+                    answered.url = link + "&" + transform.normalized
+                    return answered
+                }
+            }
             let response = UploadResponse(
                 file: link,
-                thumbURL: kind == .image ? link + "&w=150&h=150&resize=clip" : nil,
+                thumbURL: kind == .image ? link + "&" + ImageTransform.thumbnail.normalized : nil,
                 uploadSizes: uploadSizes,
                 duration: context.duration
             )
@@ -117,6 +127,25 @@ struct StreamUploadController {
         } catch {
             await receiver.discard(received.object)
             throw error
+        }
+    }
+
+    /// Validates one `upload_sizes` entry as the transform its link will ask for.
+    static func transform(_ entry: (offset: Int, element: UploadSize)) throws -> ImageTransform {
+        let size = entry.element
+        guard size.width != nil || size.height != nil else {
+            throw StreamAPIError.input("upload_sizes[\(entry.offset)] needs a width, a height or both")
+        }
+        do {
+            return try ImageTransform(
+                width: size.width.map(String.init),
+                height: size.height.map(String.init),
+                resize: size.resize,
+                crop: size.crop,
+                names: ("width", "height")
+            )
+        } catch {
+            throw StreamAPIError.input("upload_sizes[\(entry.offset)]: \(error.message)")
         }
     }
 
@@ -172,6 +201,7 @@ struct StreamUploadController {
             throw StreamAPIError.notAllowed("only the uploader or a server-side token may delete this file")
         }
         try await self.services.store.delete(key)
+        self.services.variants.drop(object: key.rawValue)
         return DurationResponse(duration: context.duration)
     }
 

@@ -68,3 +68,15 @@ struct S3Error: HTTPResponseError {
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }
+
+extension S3Error {
+    /// A transform that cannot be served: 400 for a request wrong for this object, 422 for a source over the
+    /// pixel bound or one libvips cannot process.
+    init(_ refusal: TransformRefusal) {
+        switch refusal.kind {
+        case .invalid: self.init(status: .badRequest, code: "InvalidArgument", message: refusal.message)
+        case .tooManyPixels: self.init(status: .unprocessableContent, code: "ImageTooLarge", message: refusal.message)
+        case .unprocessable: self.init(status: .unprocessableContent, code: "InvalidImage", message: refusal.message)
+        }
+    }
+}

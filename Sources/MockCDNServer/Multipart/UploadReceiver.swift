@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import MockCDNCore
 import NIOCore
+import NIOPosix
 
 /// Why an upload was refused, before any envelope: each API renders it its own way (Stream JSON,
 /// CometChat JSON).
@@ -98,8 +99,12 @@ struct UploadReceiver {
                     while try await body.next() != nil {}
                 }
             }
-            guard let object = stored else { throw UploadRejection.input("file is a required field") }
-            return Received(object: object, key: try ObjectKey(object.key), fields: fields)
+            guard var object = stored else { throw UploadRejection.input("file is a required field") }
+            let key = try ObjectKey(object.key)
+            if object.contentType.hasPrefix("image/"), object.contentType != ImageFormat.svg.mimeType {
+                object = try await self.recordDimensions(of: object, key: key, kind: kind)
+            }
+            return Received(object: object, key: key, fields: fields)
         } catch {
             if let stored { await self.discard(stored) }
             switch error {
@@ -109,6 +114,33 @@ struct UploadReceiver {
             default: throw error
             }
         }
+    }
+
+    /// Bytes read back to probe an image: all of a file up to this size (GIF frame counts need the whole
+    /// file), else its first `probePrefixBytes` (enough for the header of every other format).
+    static let probeWholeBytes = 16 * 1024 * 1024
+    static let probePrefixBytes = 1024 * 1024
+
+    /// Stores an image's width, height and frames (from its header, no pixels decoded) in its metadata.
+    /// Bytes that libvips cannot read are refused on the image routes and stored as they are elsewhere.
+    private func recordDimensions(
+        of object: ObjectMetadata,
+        key: ObjectKey,
+        kind: UploadPolicy.Kind
+    ) async throws
+        -> ObjectMetadata
+    {
+        let store = self.services.store
+        let prefix = try await store.collect(
+            key,
+            range: object.size <= Self.probeWholeBytes ? nil : 0..<Self.probePrefixBytes
+        )
+        let header = try? await NIOThreadPool.singleton.runIfActive { try Vips.probe(prefix) }
+        guard let header else {
+            if kind == .image { throw UploadRejection.input("file is not a readable image") }
+            return object
+        }
+        return try await store.updateMetadata(key) { $0.extras.merge(header.extras) { _, new in new } }
     }
 
     /// Removes an object a request stored before it failed.

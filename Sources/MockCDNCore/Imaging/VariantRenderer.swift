@@ -1,0 +1,134 @@
+import NIOCore
+
+/// A resized image, ready to serve.
+public struct ImageVariant: Sendable {
+    public let bytes: ByteBuffer
+    public let contentType: String
+    /// Quoted strong entity tag of these bytes.
+    public let etag: String
+
+    public init(bytes: ByteBuffer, contentType: String) {
+        self.bytes = bytes
+        self.contentType = contentType
+        self.etag = "\"" + Digest.sha256(bytes).prefix(16).hexString + "\""
+    }
+}
+
+/// Why a transform cannot be served.
+public struct TransformRefusal: Error, Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// The request is wrong for this object (not an image, box too large): 400.
+        case invalid
+        /// The source is over the pixel bound: 422.
+        case tooManyPixels
+        /// libvips cannot read or resize the source: 422.
+        case unprocessable
+    }
+
+    public let kind: Kind
+    public let message: String
+
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+}
+
+/// Turns a source image and a transform into a variant: pixel bound from the header first, then libvips.
+public enum VariantRenderer {
+    /// Stream's bound on sources it resizes: width x height x frames.
+    public static let defaultMaximumPixels = 16_800_000
+
+    /// The format a variant of `source` is written in: the source's own, except HEIC/HEIF (JPEG) and BMP
+    /// (PNG); nil for SVG, which is never rasterised.
+    public static func outputFormat(for source: ImageFormat) -> Vips.OutputFormat? {
+        switch source {
+        case .jpeg, .heif: .jpeg
+        case .png, .bmp: .png
+        case .webp: .webp
+        case .gif: .gif
+        case .svg: nil
+        }
+    }
+
+    /// Checks the source's header against the pixel bound; reads no pixels.
+    ///
+    /// - Parameters:
+    ///   - header: the source's header.
+    ///   - maximumPixels: the app's bound.
+    /// - Throws: `TransformRefusal` (`tooManyPixels`) naming both numbers.
+    public static func checkPixels(_ header: ImageHeader, maximumPixels: Int) throws(TransformRefusal) {
+        let frames = header.frames == 1 ? "1 frame" : "\(header.frames) frames"
+        // Checked for overflow: a header may claim anything.
+        let (area, overflow1) = header.width.multipliedReportingOverflow(by: header.height)
+        let (pixels, overflow2) = area.multipliedReportingOverflow(by: header.frames)
+        guard overflow1 || overflow2 || pixels > maximumPixels else { return }
+        throw TransformRefusal(
+            kind: .tooManyPixels,
+            message: "Source image has \(overflow1 || overflow2 ? "too many" : String(pixels)) pixels "
+                + "(\(header.width)x\(header.height), \(frames)), above the resize limit of \(maximumPixels)"
+        )
+    }
+
+    /// Renders a variant. Synchronous and CPU-bound: call it off the event loop.
+    ///
+    /// - Parameters:
+    ///   - source: the whole source file.
+    ///   - header: its header (from `Vips.probe`).
+    ///   - transform: what to make; not an identity transform.
+    ///   - maximumPixels: the app's pixel bound.
+    /// - Returns: the variant.
+    /// - Throws: `TransformRefusal`.
+    public static func render(
+        _ source: ByteBuffer,
+        header: ImageHeader,
+        transform: ImageTransform,
+        maximumPixels: Int
+    ) throws(TransformRefusal) -> ImageVariant {
+        guard let format = header.format, let output = outputFormat(for: format) else {
+            throw TransformRefusal(kind: .invalid, message: "This image format is served as is, never resized")
+        }
+        try checkPixels(header, maximumPixels: maximumPixels)
+        guard let box = transform.box(for: header) else {
+            throw TransformRefusal(kind: .invalid, message: "Give w, h or both to resize")
+        }
+        // clip never enlarges, so only the other modes produce the box itself.
+        if transform.resize != .clip, box.width > ImageTransform.maximumSide || box.height > ImageTransform.maximumSide
+        {
+            throw TransformRefusal(
+                kind: .invalid,
+                message: "The output would be \(box.width)x\(box.height); each side must be at most "
+                    + "\(ImageTransform.maximumSide) (give both w and h)"
+            )
+        }
+        do {
+            let bytes = try Vips.resize(
+                source,
+                width: box.width,
+                height: box.height,
+                mode: transform.resize.mode,
+                anchor: transform.crop.anchor,
+                format: output,
+                allFrames: header.frames > 1 && (output == .gif || output == .webp)
+            )
+            return ImageVariant(bytes: bytes, contentType: output.mimeType)
+        } catch {
+            throw TransformRefusal(
+                kind: .unprocessable,
+                message: "The image cannot be resized: \((error as? MockCDNError)?.detail ?? "vips failed")"
+            )
+        }
+    }
+}
+
+extension Vips.OutputFormat {
+    /// The MIME type of files in this format.
+    public var mimeType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .webp: "image/webp"
+        case .gif: "image/gif"
+        }
+    }
+}
