@@ -180,11 +180,15 @@ struct CDNReadTests {
 
     @Test("image transform parameters appended to an issued link keep it valid; other extra params do not")
     func transformParameters() async throws {
-        try await Self.withObject { _, signed, _ in
-            let transformed = try await HTTP.get(signed + "&w=100&h=*&resize=clip&crop=top&ro=0")
-            let extra = try await HTTP.get(signed + "&download=1")
+        try await Self.withObject { server, signed, _ in
+            let upload = try await server.upload(parts: [.file(Media.png, name: "p.png", type: "image/png")])
+            let image = try #require(upload.json["file"] as? String)
+            let transformed = try await HTTP.get(image + "&w=32&h=*&resize=clip&crop=top&ro=0")
             #expect(transformed.status == 200)
-            #expect(extra.status == 403)
+            #expect(transformed.image?.width == 32)
+            #expect(try await HTTP.get(signed + "&ro=0").status == 200)
+            #expect(try await HTTP.get(signed + "&download=1").status == 403)
+            #expect(try await HTTP.get(image + "&download=1").status == 403)
         }
     }
 

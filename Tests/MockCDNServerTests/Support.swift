@@ -23,6 +23,9 @@ struct Reply: Sendable {
     /// The body as a JSON object (empty when it is not one).
     var json: [String: Any] { (try? JSONSerialization.jsonObject(with: self.body)) as? [String: Any] ?? [:] }
 
+    /// The body's image header, read by libvips; nil when the body is not an image.
+    var image: ImageHeader? { try? Vips.probe(ByteBuffer(bytes: self.body)) }
+
     /// Stream's error code from the envelope.
     var streamCode: Int? { self.json["code"] as? Int }
 
