@@ -17,6 +17,7 @@ public func buildApplication(
     _ configuration: ServerConfiguration,
     onReady: @escaping @Sendable (String) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
+    if let publicURL = configuration.publicURL { try LinkSigner.validatePublicURL(publicURL) }
     var logger = Logger(label: "mockcdn")
     logger.logLevel = configuration.logLevel
     try Vips.initialize()

@@ -56,11 +56,35 @@ final class LinkSigner: Sendable {
         )
     }
 
-    /// `host:port` of the base URL, as clients send it in `Host` (CometChat's `SECURED_MEDIA_HOST`).
+    /// `host:port` of the base URL as clients send it in `Host` (CometChat's `SECURED_MEDIA_HOST`): a
+    /// default port (80, 443) is left out, as browsers, curl and botocore leave it out.
     var authority: String {
         let base = self.baseURL
         guard let start = base.range(of: "://")?.upperBound else { return base }
-        return String(base[start...].prefix { $0 != "/" })
+        return Self.withoutDefaultPort(String(base[start...].prefix { $0 != "/" }))
+    }
+
+    /// `authority` without a trailing `:80` or `:443`.
+    static func withoutDefaultPort(_ authority: String) -> String {
+        for port in [":80", ":443"] where authority.hasSuffix(port) { return String(authority.dropLast(port.count)) }
+        return authority
+    }
+
+    /// Checks a `--public-url`: `http(s)://host[:port]`, nothing after. Media routes sit at the root, so a
+    /// path would be signed into links that the server never sees.
+    ///
+    /// - Parameter url: the configured public URL.
+    /// - Throws: `MockCDNError.invalidConfiguration` with the reason.
+    static func validatePublicURL(_ url: String) throws {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", components.host?.isEmpty == false,
+            components.path.isEmpty || components.path == "/", components.query == nil, components.fragment == nil,
+            components.user == nil
+        else {
+            throw MockCDNError.invalidConfiguration(
+                "--public-url must be http(s)://HOST[:PORT] with no path, query or user: \(url.prefix(200))"
+            )
+        }
     }
 
     private static func trimmed(_ url: String) -> String {

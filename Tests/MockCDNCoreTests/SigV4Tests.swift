@@ -209,6 +209,13 @@ struct SigV4Tests {
             message: "X-Amz-SignedHeaders must be sorted lower-case names and include host"
         ),
         .init(
+            name: "authorization among the signed headers",
+            replace: "X-Amz-SignedHeaders=host",
+            with: "X-Amz-SignedHeaders=authorization%3Bhost",
+            code: "AccessDenied",
+            message: "X-Amz-SignedHeaders may name only host and x-amz-* headers"
+        ),
+        .init(
             name: "extra parameter",
             replace: "&X-Amz-Signature",
             with: "&response-content-type=text%2Fhtml&X-Amz-Signature",
@@ -239,6 +246,33 @@ struct SigV4Tests {
         #expect(details[2].value.hasPrefix("GET\n/demo/attachments/6bf5be05-bfe6-461b-8f40-e943b453fbf6/i.txt\n"))
         #expect(details[2].value.hasSuffix("\nhost:127.0.0.1:18080\n\nhost\nUNSIGNED-PAYLOAD"))
         #expect(!details.contains { $0.value.contains("b877124f") })
+    }
+
+    @Test("a mismatch redacts token values, and hostile credential fields are echoed short and printable")
+    func redaction() throws {
+        let url =
+            Self.boto3URL.replacingOccurrences(of: "b877124f", with: "b877124e")
+            + "&X-Amz-Security-Token=SESSIONSECRET&fat=FATSECRET"
+        let denial = #expect(throws: AccessDenied.self) {
+            try Self.verify(url, credentials: Self.demo, now: Self.boto3Date)
+        }
+        let canonical = try #require(denial?.details.last?.value)
+        #expect(canonical.contains("X-Amz-Security-Token=REDACTED"))
+        #expect(canonical.contains("fat=REDACTED"))
+        #expect(!canonical.contains("SECRET"))
+
+        let hostile = Self.boto3URL.replacingOccurrences(
+            of: "%2F20261121%2Fus%2F",
+            with: "%2F%01" + String(repeating: "A", count: 3000) + "%2Fus%2F"
+        )
+        let echoed = #expect(throws: AccessDenied.self) {
+            try Self.verify(hostile, credentials: Self.demo, now: Self.boto3Date)
+        }
+        let message = try #require(echoed?.message)
+        // The control character counts towards the 32 characters echoed, then is dropped.
+        #expect(message.contains("'" + String(repeating: "A", count: 31) + "'"))
+        #expect(message.count < 200)
+        #expect(!message.contains("\u{01}"))
     }
 
     @Test("HEAD on a GET URL, another host, and a date far ahead of the clock are refused")

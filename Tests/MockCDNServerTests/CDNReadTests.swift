@@ -352,7 +352,11 @@ struct CDNReadTests {
             #expect((advanced.json["now"] as? Int64 ?? 0) - 2_000_086_400 <= 1)
             for (method, path, body) in [
                 ("PUT", "/_mockcdn/clock", "{}"), ("PUT", "/_mockcdn/clock", #"{"now":-5}"#),
+                ("PUT", "/_mockcdn/clock", #"{"now":253402300800}"#),
+                ("PUT", "/_mockcdn/clock", #"{"now":9223372036854770000}"#),
                 ("POST", "/_mockcdn/clock/advance", "nope"),
+                ("POST", "/_mockcdn/clock/advance", #"{"seconds":9223372036854770000}"#),
+                ("POST", "/_mockcdn/clock/advance", #"{"seconds":-9000000000}"#),
             ] {
                 #expect(try await HTTP.send(method, server.url(path), body: Data(body.utf8)).status == 400, "\(body)")
             }

@@ -55,6 +55,12 @@ struct StreamUploadTests {
             let read = try await HTTP.get(file)
             #expect(read.body == Media.text)
             #expect(read.header("Content-Type") == "text/plain")
+            // A `;` inside the quoted filename belongs to the name, not to the header's parameter list.
+            let semicolon = try await server.upload(
+                "/channels/messaging/general/file",
+                parts: [.file(Media.text, name: "semi;colon.txt", type: "text/plain")]
+            )
+            #expect((semicolon.json["file"] as? String)?.contains("/semi_colon.txt?") == true, "\(semicolon.text)")
         }
     }
 

@@ -9,6 +9,7 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat``.
 from __future__ import annotations
 
 import datetime
+import http.client
 import json
 import os
 import shutil
@@ -54,8 +55,8 @@ def _error(body: bytes) -> ET.Element:
 
 @pytest.fixture(scope="module")
 def key(server):
-    """The store key (after the bucket, i.e. the app id) of an uploaded file whose name needs encoding."""
-    url = upload(server, "file", "sig v4 +compat=1.bin", "application/octet-stream", FILE_BYTES)
+    """The store key (after the bucket, i.e. the app id) of an uploaded file."""
+    url = upload(server, "file", "sigv4-compat.bin", "application/octet-stream", FILE_BYTES)
     path = urllib.parse.urlparse(url).path
     assert path.startswith("/demo/attachments/"), url
     return urllib.parse.unquote(path[len("/demo/") :])
@@ -178,3 +179,50 @@ def test_5_mockcdn_presign_equals_boto3_for_the_same_instant(server, key, fat):
         assert status == 403 and _error(body).findtext("Message") == "Request has expired", body
     finally:
         _advance(server, -300)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["a b+c=d.bin", "ünïcödé ~tilde.bin", "semi;colon,comma@at:colon$.bin", "brackets!'()*.bin", "pct%41.bin"],
+)
+def test_6_keys_that_need_encoding_pass_signature_checks(server, name):
+    """Uploads sanitise names, so these keys do not exist: a 404 NoSuchKey shows the signature was
+    accepted (credentials are checked before the lookup), where a canonicalisation slip would be 403."""
+    url = _s3(server).generate_presigned_url(
+        "get_object", Params={"Bucket": "demo", "Key": f"attachments/x/{name}"}, ExpiresIn=300
+    )
+    status, body, _ = request(url)
+    assert status == 404, body
+    assert _error(body).findtext("Code") == "NoSuchKey", body
+
+
+def test_7_default_port_is_left_out_of_the_signed_host(server, key):
+    """botocore leaves :80 out of the host it signs, as clients leave it out of Host."""
+    port = int(urllib.parse.urlparse(server).port)
+    url = _s3("http://127.0.0.1:80").generate_presigned_url(
+        "get_object", Params={"Bucket": "demo", "Key": key}, ExpiresIn=300
+    )
+    parsed = urllib.parse.urlparse(url)
+    target = parsed.path + "?" + parsed.query
+    for host in ("127.0.0.1", "127.0.0.1:80"):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.putrequest("GET", target, skip_host=True)
+        connection.putheader("Host", host)
+        connection.endheaders()
+        response = connection.getresponse()
+        body = response.read()
+        connection.close()
+        assert response.status == 200, (host, body)
+        assert body == FILE_BYTES
+
+
+def test_8_hostile_credential_fields_give_short_well_formed_xml(server, key):
+    url = _s3(server).generate_presigned_url(
+        "get_object", Params={"Bucket": "demo", "Key": key}, ExpiresIn=300
+    )
+    hostile = url.replace("%2Fus%2Fs3", "%2F%01%3C" + "A" * 3000 + "%2Fs3", 1)
+    status, body, _ = request(hostile)
+    assert status == 403, body
+    root = _error(body)
+    assert len(body) < 1000, len(body)
+    assert "region" in root.findtext("Message"), body

@@ -92,7 +92,7 @@ struct ServeCommandTests {
         let base = try #require(lines.first?.components(separatedBy: " on ").last)
 
         let secrets = [
-            "FATSECRET0+/=", "SIGSECRET1", "JWTSECRET2",
+            "FATSECRET0", "SIGSECRET1", "JWTSECRET2",
             "b877124fafdc193f846a9339c70745fc88d37d17e979c9f24401dc8cc9c675db",
         ]
         let requests: [(String, String, [String: String])] = [
@@ -132,6 +132,16 @@ struct ServeCommandTests {
         let (status, message) = try Self.runToExit(["serve", "--port", "70000"])
         #expect(status != 0)
         #expect(message.contains("--port must be 0...65535"))
+    }
+
+    @Test(
+        "a public URL with a path, query or another scheme exits non-zero with a reason",
+        arguments: ["http://127.0.0.1:8080/cdn", "ftp://example.com", "http://example.com/?a=b", "example.com"]
+    )
+    func badPublicURL(_ url: String) throws {
+        let (status, message) = try Self.runToExit(["serve", "--port", "0", "--public-url", url])
+        #expect(status != 0)
+        #expect(message.contains("--public-url must be http(s)://HOST[:PORT]"), "\(message)")
     }
 }
 

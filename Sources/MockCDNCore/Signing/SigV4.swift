@@ -121,13 +121,13 @@ public enum SigV4 {
         }
         guard credential[1] == amzDate.prefix(8) else {
             throw AccessDenied(
-                "Error parsing the X-Amz-Credential parameter; the date '\(credential[1])' does not match "
-                    + "X-Amz-Date"
+                "Error parsing the X-Amz-Credential parameter; the date '\(Self.echo(credential[1]))' does not "
+                    + "match X-Amz-Date"
             )
         }
         guard credential[2] == credentials.region else {
             throw AccessDenied(
-                "Error parsing the X-Amz-Credential parameter; the region '\(credential[2].prefix(64))' is wrong; "
+                "Error parsing the X-Amz-Credential parameter; the region '\(Self.echo(credential[2]))' is wrong; "
                     + "expecting '\(credentials.region)'"
             )
         }
@@ -149,6 +149,12 @@ public enum SigV4 {
         else {
             throw AccessDenied("X-Amz-SignedHeaders must be sorted lower-case names and include host")
         }
+        // Only `host` and `x-amz-*` may be signed: a mismatch answer shows the canonical request, so a
+        // client must not get to pick `authorization` or `cookie` values for it to echo.
+        guard signedHeaders.allSatisfy({ $0 == "host" || ($0.hasPrefix("x-amz-") && $0 != "x-amz-security-token") })
+        else {
+            throw AccessDenied("X-Amz-SignedHeaders may name only host and x-amz-* headers")
+        }
         guard let provided = value("X-Amz-Signature"), let signature = [UInt8](hexString: provided),
             signature.count == 32
         else {
@@ -159,7 +165,6 @@ public enum SigV4 {
         var queries = [unsigned]
         let withoutAppended = unsigned.filter { !appendable.contains($0.name) }
         if withoutAppended.count != unsigned.count { queries.append(withoutAppended) }
-        var firstCanonical = ""
         var matched = false
         for items in queries {
             let canonical = self.canonicalRequest(
@@ -169,23 +174,29 @@ public enum SigV4 {
                 signedHeaders: signedHeaders,
                 header: header
             )
-            if firstCanonical.isEmpty { firstCanonical = canonical }
             let expected = self.signature(canonical, credentials: credentials, amzDate: amzDate)
             // Both sides are 64 lower-case hex digits here, so comparing the text is comparing the bytes.
             if SecureBytes.constantTimeEqual(expected, signature.hexString) { matched = true }
         }
         guard matched else {
+            // What the answer shows is computed with secret-bearing parameters redacted.
+            let shown = self.canonicalRequest(
+                method: method,
+                path: path,
+                canonicalQuery: self.canonicalQuery(
+                    unsigned.map { Self.redactedParameters.contains($0.name) ? ($0.name, "REDACTED") : $0 }
+                ),
+                signedHeaders: signedHeaders,
+                header: header
+            )
             throw AccessDenied(
                 "The request signature we calculated does not match the signature you provided. "
                     + "Check your key and signing method.",
                 code: "SignatureDoesNotMatch",
                 details: [
                     .init("AWSAccessKeyId", credentials.accessKeyID),
-                    .init(
-                        "StringToSign",
-                        self.stringToSign(firstCanonical, credentials: credentials, amzDate: amzDate)
-                    ),
-                    .init("CanonicalRequest", firstCanonical),
+                    .init("StringToSign", self.stringToSign(shown, credentials: credentials, amzDate: amzDate)),
+                    .init("CanonicalRequest", shown),
                 ]
             )
         }
@@ -200,6 +211,14 @@ public enum SigV4 {
                 ]
             )
         }
+    }
+
+    /// Query parameters whose values never appear in an error answer.
+    static let redactedParameters: Set<String> = ["X-Amz-Security-Token", "fat", "Signature", "Policy"]
+
+    /// A piece of the client's input fit to appear in a message: short, printable ASCII.
+    static func echo(_ text: Substring) -> String {
+        String(text.prefix(32).filter { $0.isASCII && $0.asciiValue.map { $0 > 0x20 && $0 < 0x7f } == true })
     }
 
     // MARK: - Canonical request

@@ -18,19 +18,23 @@ struct ClockController {
         let seconds: Int64
     }
 
+    /// 1970 to the end of 9999: every expiry computed from the clock (now + a lifetime) stays far from
+    /// overflowing, and `X-Amz-Date` keeps its four-digit year.
+    static let range: ClosedRange<Int64> = 0...253_402_300_799
+    static let outOfRange = HTTPError(.badRequest, message: "the clock must stay within 1970-01-01 and 9999-12-31")
+
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get("clock") { _, _ in ClockState(now: self.clock.unixSeconds) }
         group.put("clock") { request, context in
             let body = try await request.decode(as: SetClock.self, context: context)
-            guard body.now >= 0 else { throw HTTPError(.badRequest, message: "now must be a non-negative Unix time") }
+            guard Self.range.contains(body.now) else { throw Self.outOfRange }
             self.clock.set(Date(timeIntervalSince1970: TimeInterval(body.now)))
             return ClockState(now: self.clock.unixSeconds)
         }
         group.post("clock/advance") { request, context in
             let body = try await request.decode(as: Advance.self, context: context)
-            guard abs(body.seconds) <= 100 * 365 * 24 * 3600 else {
-                throw HTTPError(.badRequest, message: "seconds must be within 100 years")
-            }
+            let (target, overflow) = self.clock.unixSeconds.addingReportingOverflow(body.seconds)
+            guard !overflow, Self.range.contains(target) else { throw Self.outOfRange }
             self.clock.advance(by: TimeInterval(body.seconds))
             return ClockState(now: self.clock.unixSeconds)
         }

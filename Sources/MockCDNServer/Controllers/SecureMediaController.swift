@@ -166,10 +166,11 @@ struct SecureMediaController {
                 status: .created,
                 response: MediaResponse(url: self.services.links.objectURL(received.key))
             )
-        } catch let rejection as UploadRejection {
+        } catch let rejection as UploadFailure {
             switch rejection {
             case .input(let message): throw CometChatError.badRequest(message)
             case .tooLarge(let limit): throw CometChatError.tooLarge(limit: limit)
+            case .storage(let message): throw CometChatError.internal(message)
             }
         }
     }
@@ -207,8 +208,9 @@ struct SecureMediaController {
         guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = url.percentEncodedHost, !host.isEmpty
         else { throw CometChatError.invalidURL("url must be an absolute http or https URL") }
-        let authority = host + (url.port.map { ":\($0)" } ?? "")
-        guard authority == self.services.links.authority || authority == request.head.authority else {
+        let authority = LinkSigner.withoutDefaultPort(host + (url.port.map { ":\($0)" } ?? ""))
+        let requestAuthority = request.head.authority.map(LinkSigner.withoutDefaultPort)
+        guard authority == self.services.links.authority || authority == requestAuthority else {
             throw CometChatError.invalidURL("url is not on this media host (\(self.services.links.authority))")
         }
         guard let key = try? ObjectKey(app: app.id, percentEncodedPath: url.percentEncodedPath) else {

@@ -90,7 +90,7 @@ struct StreamUploadController {
                 owner: caller.claims.userID,
                 extras: channel.map { ["channel": $0] } ?? [:]
             )
-        } catch let rejection as UploadRejection {
+        } catch let rejection as UploadFailure {
             throw Self.streamError(rejection)
         }
         do {
@@ -149,10 +149,11 @@ struct StreamUploadController {
         }
     }
 
-    static func streamError(_ rejection: UploadRejection) -> StreamAPIError {
+    static func streamError(_ rejection: UploadFailure) -> StreamAPIError {
         switch rejection {
         case .input(let message): .input(message)
         case .tooLarge(let limit): .tooLarge(limit: limit)
+        case .storage(let message): .internal(message)
         }
     }
 

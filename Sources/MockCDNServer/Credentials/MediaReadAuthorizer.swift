@@ -64,7 +64,9 @@ struct MediaReadAuthorizer {
                     method: request.method.rawValue,
                     path: "/" + key.rawValue,
                     header: { name in
-                        name == "host" ? request.head.authority : HTTPField.Name(name).flatMap { request.headers[$0] }
+                        name == "host"
+                            ? request.head.authority.map(LinkSigner.withoutDefaultPort)
+                            : HTTPField.Name(name).flatMap { request.headers[$0] }
                     },
                     credentials: app.sigV4Credentials,
                     now: now,

@@ -31,6 +31,9 @@ struct CometChatError: HTTPResponseError {
     static func appNotFound(_ appID: String) -> CometChatError {
         .init(status: .notFound, code: "ERR_APP_NOT_FOUND", message: "no app \(appID.prefix(64))")
     }
+    static func `internal`(_ message: String) -> CometChatError {
+        .init(status: .internalServerError, code: "ERR_INTERNAL", message: message)
+    }
     static func tooLarge(limit: Int) -> CometChatError {
         .init(
             status: .contentTooLarge,

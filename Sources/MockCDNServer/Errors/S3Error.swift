@@ -63,8 +63,10 @@ struct S3Error: HTTPResponseError {
         return Response(status: self.status, headers: headers, body: body)
     }
 
+    /// XML-escapes text, dropping control characters XML 1.0 cannot carry.
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        text.filter { $0 == "\n" || $0 == "\t" || !($0.asciiValue.map { $0 < 0x20 || $0 == 0x7f } ?? false) }
+            .replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }

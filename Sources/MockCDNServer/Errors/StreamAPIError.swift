@@ -6,7 +6,7 @@ import Hummingbird
 struct StreamAPIError: HTTPResponseError {
     let status: HTTPResponse.Status
     /// Stream's error code: 4 input, 5 authentication, 16 not found, 17 not allowed, 22 too large,
-    /// 40 token expired.
+    /// 40 token expired, -1 internal.
     let code: Int
     let message: String
 
@@ -21,6 +21,9 @@ struct StreamAPIError: HTTPResponseError {
         .init(status: .forbidden, code: 17, message: message)
     }
     static func notFound(_ message: String) -> StreamAPIError { .init(status: .notFound, code: 16, message: message) }
+    static func `internal`(_ message: String) -> StreamAPIError {
+        .init(status: .internalServerError, code: -1, message: message)
+    }
     static func tooLarge(limit: Int) -> StreamAPIError {
         .init(status: .contentTooLarge, code: 22, message: "file is larger than the upload limit of \(limit) bytes")
     }

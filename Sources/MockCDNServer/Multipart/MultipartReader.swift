@@ -55,26 +55,26 @@ final class MultipartReader {
 
     /// The next event, or nil once the body ended after a complete part.
     ///
-    /// - Throws: `UploadRejection.input` for a malformed or truncated body, `.tooLarge` past the bound.
+    /// - Throws: `UploadFailure.input` for a malformed or truncated body, `.tooLarge` past the bound.
     func next() async throws -> Event? {
         while self.position == self.pending.count {
             self.pending.removeAll(keepingCapacity: true)
             self.position = 0
             guard let chunk = try await self.source.next() else {
                 guard !self.partOpen else {
-                    throw UploadRejection.input("multipart body ended in the middle of a part")
+                    throw UploadFailure.input("multipart body ended in the middle of a part")
                 }
                 return nil
             }
             self.bytesRead += chunk.readableBytes
-            guard self.bytesRead <= self.maximumBytes else { throw UploadRejection.tooLarge(limit: self.maximumBytes) }
+            guard self.bytesRead <= self.maximumBytes else { throw UploadFailure.tooLarge(limit: self.maximumBytes) }
             do {
                 try self.parser.execute(chunk)
             } catch {
-                throw UploadRejection.input("malformed multipart body")
+                throw UploadFailure.input("malformed multipart body")
             }
             guard !self.headersTooLarge else {
-                throw UploadRejection.input("multipart part headers are larger than \(Self.maximumHeaderBytes) bytes")
+                throw UploadFailure.input("multipart part headers are larger than \(Self.maximumHeaderBytes) bytes")
             }
         }
         defer { self.position += 1 }
@@ -105,7 +105,7 @@ struct MultipartPartHeaders {
     mutating func add(name headerName: String, value: String) {
         switch headerName.lowercased() {
         case "content-disposition":
-            for parameter in value.split(separator: ";").dropFirst() {
+            for parameter in Self.splitParameters(value).dropFirst() {
                 let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
                 guard pair.count == 2 else { continue }
                 var parameterValue = pair[1]
@@ -123,6 +123,24 @@ struct MultipartPartHeaders {
         default:
             break
         }
+    }
+
+    /// Splits a header value at the `;` that lie outside double quotes, so `filename="a;b.txt"` stays whole.
+    static func splitParameters(_ value: String) -> [Substring] {
+        var parts: [Substring] = []
+        var start = value.startIndex
+        var quoted = false
+        for index in value.indices {
+            switch value[index] {
+            case "\"": quoted.toggle()
+            case ";" where !quoted:
+                parts.append(value[start..<index])
+                start = value.index(after: index)
+            default: break
+            }
+        }
+        parts.append(value[start...])
+        return parts
     }
 }
 

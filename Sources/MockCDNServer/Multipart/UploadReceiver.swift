@@ -6,10 +6,12 @@ import NIOPosix
 
 /// Why an upload was refused, before any envelope: each API renders it its own way (Stream JSON,
 /// CometChat JSON).
-enum UploadRejection: Error {
+enum UploadFailure: Error {
     case input(String)
     /// The file, or the whole body with its framing, passed `limit` bytes.
     case tooLarge(limit: Int)
+    /// The store could not keep the file (disk full, I/O error): a server-side failure, 500.
+    case storage(String)
 }
 
 /// Receives a multipart/form-data upload for any of MockCDN's upload routes: applies the app's policy to
@@ -41,7 +43,7 @@ struct UploadReceiver {
     ///   - owner: the uploader, when already known.
     ///   - extras: metadata stored with the object.
     /// - Returns: the stored object and the collected fields.
-    /// - Throws: `UploadRejection`, or a storage error.
+    /// - Throws: `UploadFailure`, or a storage error.
     func receive(
         _ request: Request,
         app: MediaApp,
@@ -53,10 +55,10 @@ struct UploadReceiver {
     ) async throws -> Received {
         let limit = UploadPolicy.sizeLimit(app.uploadConfig(kind))
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit + Self.multipartAllowance {
-            throw UploadRejection.tooLarge(limit: limit)
+            throw UploadFailure.tooLarge(limit: limit)
         }
         guard let boundary = MultipartReader.boundary(contentType: request.headers[.contentType]) else {
-            throw UploadRejection.input("Content-Type must be multipart/form-data with a boundary")
+            throw UploadFailure.input("Content-Type must be multipart/form-data with a boundary")
         }
         let reader = MultipartReader(
             body: request.body,
@@ -81,7 +83,7 @@ struct UploadReceiver {
                 var body = MultipartPartBody(reader: reader, first: first).makeAsyncIterator()
                 if first == nil { body.done = true }
                 if part.name == "file" {
-                    guard stored == nil else { throw UploadRejection.input("only one file part is allowed") }
+                    guard stored == nil else { throw UploadFailure.input("only one file part is allowed") }
                     stored = try await self.store(
                         part: part,
                         body: body,
@@ -99,7 +101,7 @@ struct UploadReceiver {
                     while try await body.next() != nil {}
                 }
             }
-            guard var object = stored else { throw UploadRejection.input("file is a required field") }
+            guard var object = stored else { throw UploadFailure.input("file is a required field") }
             let key = try ObjectKey(object.key)
             if object.contentType.hasPrefix("image/"), object.contentType != ImageFormat.svg.mimeType {
                 object = try await self.recordDimensions(of: object, key: key, kind: kind)
@@ -108,9 +110,10 @@ struct UploadReceiver {
         } catch {
             if let stored { await self.discard(stored) }
             switch error {
-            case let error as MockCDNError where error == .objectTooLarge: throw UploadRejection.tooLarge(limit: limit)
-            case UploadRejection.tooLarge: throw UploadRejection.tooLarge(limit: limit)
-            case let error as MockCDNError where error == .invalidObjectKey: throw UploadRejection.input(error.detail)
+            case let error as MockCDNError where error == .objectTooLarge: throw UploadFailure.tooLarge(limit: limit)
+            case UploadFailure.tooLarge: throw UploadFailure.tooLarge(limit: limit)
+            case let error as MockCDNError where error == .invalidObjectKey: throw UploadFailure.input(error.detail)
+            case let error as MockCDNError where error == .storageFailure: throw UploadFailure.storage(error.detail)
             default: throw error
             }
         }
@@ -137,7 +140,7 @@ struct UploadReceiver {
         )
         let header = try? await NIOThreadPool.singleton.runIfActive { try Vips.probe(prefix) }
         guard let header else {
-            if kind == .image { throw UploadRejection.input("file is not a readable image") }
+            if kind == .image { throw UploadFailure.input("file is not a readable image") }
             return object
         }
         return try await store.updateMetadata(key) { $0.extras.merge(header.extras) { _, new in new } }
@@ -164,7 +167,7 @@ struct UploadReceiver {
         while head.readableBytes < MediaSniffer.prefixLength, var chunk = try await body.next() {
             head.writeBuffer(&chunk)
         }
-        guard head.readableBytes > 0 else { throw UploadRejection.input("file is empty") }
+        guard head.readableBytes > 0 else { throw UploadFailure.input("file is empty") }
         let fileName = UploadPolicy.sanitizedFileName(part.fileName ?? "file")
         let contentType: String
         do {
@@ -176,7 +179,7 @@ struct UploadReceiver {
                 config: app.uploadConfig(kind)
             )
         } catch {
-            throw UploadRejection.input(error.message)
+            throw UploadFailure.input(error.message)
         }
         let key = try ObjectKey("\(app.id)/\(folder)/\(UUID().uuidString.lowercased())/\(fileName)")
         var extras = extras
@@ -202,7 +205,7 @@ struct UploadReceiver {
         var value = ByteBuffer()
         while var chunk = try await body.next() {
             guard value.readableBytes + chunk.readableBytes <= maximumFieldBytes else {
-                throw UploadRejection.input("\(name) field is larger than \(maximumFieldBytes) bytes")
+                throw UploadFailure.input("\(name) field is larger than \(maximumFieldBytes) bytes")
             }
             value.writeBuffer(&chunk)
         }
