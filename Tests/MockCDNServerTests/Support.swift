@@ -142,6 +142,107 @@ enum Media {
     }()
 
     static let text = Data("plain text, not an image at all\n".utf8)
+
+    /// The band colours of `bands`: red, green, blue, yellow.
+    static let bandColours: [[UInt8]] = [[220, 30, 30], [30, 200, 30], [30, 30, 220], [230, 220, 30]]
+
+    /// Four equal bands of `bandColours`, side by side (`vertical`) or stacked, as RGB pixels.
+    static func bandPixels(width: Int, height: Int, vertical: Bool, frames: Int = 1) -> Vips.Pixels {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(width * height * frames * 3)
+        for _ in 0..<frames {
+            for y in 0..<height {
+                for x in 0..<width {
+                    bytes += bandColours[vertical ? x * 4 / width : y * 4 / height]
+                }
+            }
+        }
+        return Vips.Pixels(width: width, height: height * frames, bands: 3, bytes: bytes)
+    }
+
+    /// `bandPixels` encoded; several frames make an animation (GIF, WebP).
+    static func bands(
+        width: Int,
+        height: Int,
+        vertical: Bool = true,
+        format: Vips.OutputFormat = .png,
+        frames: Int = 1
+    ) -> Data {
+        let pixels = bandPixels(width: width, height: height, vertical: vertical, frames: frames)
+        let encoded = try! Vips.encode(pixels, format: format, frameHeight: frames > 1 ? height : nil)
+        return Data(encoded.readableBytesView)
+    }
+
+    /// A 24-bit BMP, written by hand: libvips reads BMP but cannot write it.
+    static func bmp(width: Int, height: Int) -> Data {
+        let rowBytes = (width * 3 + 3) / 4 * 4
+        let pixelBytes = rowBytes * height
+        var data = Data()
+        func le32(_ value: Int) { withUnsafeBytes(of: UInt32(value).littleEndian) { data.append(contentsOf: $0) } }
+        func le16(_ value: Int) { withUnsafeBytes(of: UInt16(value).littleEndian) { data.append(contentsOf: $0) } }
+        data.append(contentsOf: Array("BM".utf8))
+        le32(54 + pixelBytes)
+        le32(0)
+        le32(54)
+        le32(40)
+        le32(width)
+        le32(height)
+        le16(1)
+        le16(24)
+        le32(0)
+        le32(pixelBytes)
+        le32(2835)
+        le32(2835)
+        le32(0)
+        le32(0)
+        for _ in 0..<height {
+            var row = [UInt8](repeating: 0, count: rowBytes)
+            for x in 0..<width {
+                let colour = bandColours[x * 4 / width]
+                row[x * 3] = colour[2]
+                row[x * 3 + 1] = colour[1]
+                row[x * 3 + 2] = colour[0]
+            }
+            data.append(contentsOf: row)
+        }
+        return data
+    }
+
+    /// A PNG whose header claims `width` x `height` and whose pixel data is a few bytes: a decompression
+    /// bomb as far as any reader that trusts the header is concerned.
+    static func craftedPNG(width: Int, height: Int) -> Data {
+        func chunk(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + payload
+            return bigEndian(payload.count) + body + bigEndian(Int(crc32(body)))
+        }
+        let header = bigEndian(width) + bigEndian(height) + [8, 2, 0, 0, 0]
+        let bytes: [UInt8] =
+            [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] + chunk("IHDR", header)
+            + chunk("IDAT", [0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", [])
+        return Data(bytes)
+    }
+
+    /// A baseline JPEG header (SOI, SOF0, SOS) claiming `width` x `height`, with no real scan data.
+    static func craftedJPEG(width: Int, height: Int) -> Data {
+        var bytes: [UInt8] = [0xff, 0xd8]
+        bytes += [0xff, 0xc0, 0x00, 0x0b, 0x08] + bigEndian(height, bytes: 2) + bigEndian(width, bytes: 2)
+        bytes += [0x01, 0x01, 0x11, 0x00]
+        bytes += [0xff, 0xda, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0xff, 0xd9]
+        return Data(bytes)
+    }
+
+    private static func bigEndian(_ value: Int, bytes: Int = 4) -> [UInt8] {
+        (0..<bytes).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
+    }
+
+    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xffff_ffff
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xedb8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
 }
 
 /// A server on a fresh data directory, so tests can see exactly what was stored.

@@ -16,6 +16,17 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     }
 }
 
+extension ImageFormat {
+    /// The format served under `mimeType`, or nil for a type MockCDN does not resize.
+    public init?(mimeType: String) {
+        let aliases = ["image/heic": ImageFormat.heif, "image/heic-sequence": .heif, "image/heif-sequence": .heif]
+        guard let format = aliases[mimeType] ?? ImageFormat.allCases.first(where: { $0.mimeType == mimeType }) else {
+            return nil
+        }
+        self = format
+    }
+}
+
 /// What an image header says, read without decoding pixels.
 public struct ImageHeader: Sendable, Equatable {
     public var width: Int

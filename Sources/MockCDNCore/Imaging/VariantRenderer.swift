@@ -75,6 +75,8 @@ public enum VariantRenderer {
     /// - Parameters:
     ///   - source: the whole source file.
     ///   - header: its header (from `Vips.probe`).
+    ///   - contentType: the type stored with the source: it names the format only where vips' loader does
+    ///     not (BMP, read through ImageMagick, and only then).
     ///   - transform: what to make; not an identity transform.
     ///   - maximumPixels: the app's pixel bound.
     /// - Returns: the variant.
@@ -82,10 +84,12 @@ public enum VariantRenderer {
     public static func render(
         _ source: ByteBuffer,
         header: ImageHeader,
+        contentType: String,
         transform: ImageTransform,
         maximumPixels: Int
     ) throws(TransformRefusal) -> ImageVariant {
-        guard let format = header.format, let output = outputFormat(for: format) else {
+        let stored = ImageFormat(mimeType: contentType)
+        guard let format = header.format ?? (stored == .bmp ? .bmp : nil), let output = outputFormat(for: format) else {
             throw TransformRefusal(kind: .invalid, message: "This image format is served as is, never resized")
         }
         try checkPixels(header, maximumPixels: maximumPixels)

@@ -154,6 +154,7 @@ struct CDNController {
                     return try VariantRenderer.render(
                         source,
                         header: header,
+                        contentType: metadata.contentType,
                         transform: transform,
                         maximumPixels: limit
                     )
