@@ -1,18 +1,34 @@
-"""Starts one MockCDN per test module (`mockcdn serve --port 0`) and yields its base URL."""
+"""Starts one MockCDN per test module (`mockcdn serve --port 0`): `mockcdn` yields the process and its
+base URL, `server` the base URL alone."""
 
 from __future__ import annotations
 
 import re
 import signal
 import subprocess
+from dataclasses import dataclass
 
 import pytest
 
 from support import BINARY
 
 
+@dataclass
+class RunningServer:
+    url: str
+    process: subprocess.Popen
+
+    def status(self, field: str) -> int:
+        """A kB value from /proc/PID/status, e.g. VmRSS or VmHWM."""
+        with open(f"/proc/{self.process.pid}/status") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+        raise KeyError(field)
+
+
 @pytest.fixture(scope="module")
-def server():
+def mockcdn():
     if not BINARY.exists():
         pytest.fail(f"MockCDN binary not found at {BINARY} (set MOCKCDN_BINARY)")
     proc = subprocess.Popen(
@@ -26,7 +42,7 @@ def server():
         match = re.match(r"mockcdn ready on (http://127\.0\.0\.1:(\d+))", first)
         assert match, f"unexpected first line: {first!r} (exit code {proc.poll()})"
         proc.stdout.readline()  # demo app keys
-        yield match.group(1)
+        yield RunningServer(match.group(1), proc)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -36,3 +52,8 @@ def server():
             proc.wait()
             pytest.fail("mockcdn did not exit within 20 s of SIGTERM")
     assert code == 0, f"mockcdn exited with {code} after SIGTERM"
+
+
+@pytest.fixture(scope="module")
+def server(mockcdn):
+    return mockcdn.url
