@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         // Streaming multipart/form-data parser for uploads.
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
+        // `GET /metrics` in Prometheus' text format.
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.1.0"),
         // Starts and gracefully stops the server inside a test (Hummingbird already runs on it).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
@@ -76,6 +78,7 @@ let package = Package(
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings

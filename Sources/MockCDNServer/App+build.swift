@@ -27,6 +27,7 @@ public func buildApplication(
         } else {
             MemoryObjectStore()
         }
+    let metrics = ServerMetrics()
     let services = ServerServices(
         apps: try AppRegistry(configuration.apps),
         store: store,
@@ -37,16 +38,31 @@ public func buildApplication(
         ),
         variants: VariantCache(
             memoryLimit: configuration.variantCacheBytes,
-            directory: configuration.dataDirectory.map { $0 + "/variants" }
-        )
+            directory: configuration.dataDirectory.map { $0 + "/variants" },
+            onLookup: { metrics.variantLookup(hit: $0) }
+        ),
+        journal: Journal(capacity: configuration.journalCapacity),
+        faults: FaultInjector(),
+        metrics: metrics,
+        fixtures: configuration.fixturesDirectory.map(FixtureLoader.init)
     )
+    if let fixtures = services.fixtures, let app = services.apps.apps.first {
+        try await fixtures.load(into: services, app: app)
+    }
 
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: corsMiddleware())
     router.add(middleware: CORSExposeHeadersMiddleware(exposedHeaders: exposedHeaders.joined(separator: ", ")))
+    router.add(middleware: TestControlMiddleware(journal: services.journal, faults: services.faults, metrics: metrics))
     let admin = router.group("_mockcdn")
+    // Health stays open on every address: container health checks carry no token.
     HealthController().addRoutes(to: admin)
+    admin.add(middleware: AdminGuard(token: configuration.bindsLoopbackOnly ? nil : configuration.adminToken))
     ClockController(clock: services.clock).addRoutes(to: admin)
+    JournalController(journal: services.journal).addRoutes(to: admin)
+    FaultsController(faults: services.faults).addRoutes(to: admin)
+    ResetController(services: services).addRoutes(to: admin)
+    MetricsController(metrics: metrics).addRoutes(to: router)
     KeysController(services: services).addRoutes(to: router)
     StreamAppController(services: services).addRoutes(to: router)
     StreamUploadController(services: services).addRoutes(to: router)
@@ -89,9 +105,17 @@ private func corsMiddleware() -> CORSMiddleware<AppRequestContext> {
 /// - Parameter configuration: what to bind and serve.
 /// - Throws: what `buildApplication` throws, or a bind failure.
 public func runServer(_ configuration: ServerConfiguration) async throws {
+    var configuration = configuration
+    var generated: String?
+    if !configuration.bindsLoopbackOnly, configuration.adminToken == nil {
+        generated = SecureBytes.random(count: 24).hexString
+        configuration.adminToken = generated
+    }
+    let banner = configuration.readyBanner
+    let token = generated
     let app = try await buildApplication(configuration) { baseURL in
         // Written straight to the descriptor: stdout is block-buffered when piped, and scripts wait for it.
-        FileHandle.standardOutput.write(Data((configuration.readyBanner(baseURL: baseURL) + "\n").utf8))
+        FileHandle.standardOutput.write(Data((banner(baseURL, token) + "\n").utf8))
     }
     try await app.runService()
 }

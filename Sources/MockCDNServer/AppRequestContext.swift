@@ -9,6 +9,8 @@ public struct AppRequestContext: RequestContext {
     public let remoteAddress: String?
     /// When the request arrived, for Stream's `duration` field.
     public let started: ContinuousClock.Instant
+    /// What handlers report to the journal (credential source, fault).
+    let record = RequestRecord()
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

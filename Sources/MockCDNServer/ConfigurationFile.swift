@@ -64,10 +64,58 @@ public struct ConfigurationFile: Decodable, Sendable {
         }
     }
 
-    let apps: [App]
+    /// The `server:` section: what `mockcdn serve` flags and `MOCKCDN_*` variables also set.
+    struct Server: Decodable {
+        let host: String?
+        let port: Int?
+        let dataDirectory: String?
+        let publicURL: String?
+        let logLevel: String?
+        let variantCacheMB: Int?
+        let fixtures: String?
+        let adminToken: String?
+        let journalSize: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case host, port, fixtures
+            case dataDirectory = "data_dir"
+            case publicURL = "public_url"
+            case logLevel = "log_level"
+            case variantCacheMB = "variant_cache_mb"
+            case adminToken = "admin_token"
+            case journalSize = "journal_size"
+        }
+    }
+
+    let server: Server?
+    let apps: [App]?
 
     /// The largest config file read.
     static let maximumLength = 1024 * 1024
+
+    /// Reads the file's `server:` section as settings; paths in it are resolved against the file's folder.
+    ///
+    /// - Parameter path: the YAML file.
+    /// - Returns: the settings the file gives.
+    /// - Throws: `MockCDNError.invalidConfiguration` naming the file and, from the YAML parser, the line.
+    public static func settings(from path: String) throws -> ServeSettings {
+        let (file, folder) = try self.read(path)
+        guard let server = file.server else { return ServeSettings() }
+        func resolved(_ relative: String?) -> String? {
+            relative.map { URL(fileURLWithPath: $0, relativeTo: folder).path }
+        }
+        return ServeSettings(
+            host: server.host,
+            port: server.port,
+            dataDirectory: resolved(server.dataDirectory),
+            publicURL: server.publicURL,
+            logLevel: server.logLevel,
+            variantCacheMB: server.variantCacheMB,
+            fixtures: resolved(server.fixtures),
+            adminToken: server.adminToken,
+            journalSize: server.journalSize
+        )
+    }
 
     /// Reads the file and resolves key paths against its folder.
     ///
@@ -75,30 +123,9 @@ public struct ConfigurationFile: Decodable, Sendable {
     /// - Returns: the apps, demo first unless replaced.
     /// - Throws: `MockCDNError.invalidConfiguration` naming the file and, from the YAML parser, the line.
     public static func apps(from path: String) throws -> [AppConfiguration] {
-        let url = URL(fileURLWithPath: path)
-        let text: String
-        do {
-            let data = try Data(contentsOf: url)
-            guard data.count <= maximumLength else {
-                throw MockCDNError.invalidConfiguration("\(path): larger than 1 MiB")
-            }
-            text = String(decoding: data, as: UTF8.self)
-        } catch let error as MockCDNError {
-            throw error
-        } catch {
-            throw MockCDNError.invalidConfiguration("\(path): cannot read: \(error.localizedDescription)")
-        }
-        let file: ConfigurationFile
-        do {
-            file = try YAMLDecoder().decode(ConfigurationFile.self, from: text)
-        } catch let error as YamlError {
-            throw MockCDNError.invalidConfiguration("\(path): \(error)")
-        } catch let error as DecodingError {
-            throw MockCDNError.invalidConfiguration("\(path): \(Self.describe(error))")
-        }
-        let folder = url.deletingLastPathComponent()
+        let (file, folder) = try self.read(path)
         var apps = [AppConfiguration.demo]
-        for app in file.apps {
+        for app in file.apps ?? [] {
             var configuration = AppConfiguration(
                 appID: app.appID,
                 apiKey: app.apiKey,
@@ -155,6 +182,32 @@ public struct ConfigurationFile: Decodable, Sendable {
             }
         }
         return apps
+    }
+
+    /// Reads and decodes the file; gives its folder too, for relative paths.
+    private static func read(_ path: String) throws -> (ConfigurationFile, URL) {
+        let url = URL(fileURLWithPath: path)
+        let text: String
+        do {
+            let data = try Data(contentsOf: url)
+            guard data.count <= maximumLength else {
+                throw MockCDNError.invalidConfiguration("\(path): larger than 1 MiB")
+            }
+            text = String(decoding: data, as: UTF8.self)
+        } catch let error as MockCDNError {
+            throw error
+        } catch {
+            throw MockCDNError.invalidConfiguration("\(path): cannot read: \(error.localizedDescription)")
+        }
+        let file: ConfigurationFile
+        do {
+            file = try YAMLDecoder().decode(ConfigurationFile.self, from: text)
+        } catch let error as YamlError {
+            throw MockCDNError.invalidConfiguration("\(path): \(error)")
+        } catch let error as DecodingError {
+            throw MockCDNError.invalidConfiguration("\(path): \(Self.describe(error))")
+        }
+        return (file, url.deletingLastPathComponent())
     }
 
     private static func describe(_ error: DecodingError) -> String {

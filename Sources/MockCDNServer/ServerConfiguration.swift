@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import MockCDNCore
 
@@ -19,6 +20,13 @@ public struct ServerConfiguration: Sendable {
     /// Bytes of resized variants kept in memory (and, with a data directory, on disk); 0 turns the variant
     /// cache off, so every transform request resizes (benchmarks).
     public var variantCacheBytes: Int
+    /// A folder of media preloaded under the default app at `{app}/fixtures/{name}`, at start and on reset.
+    public var fixturesDirectory: String?
+    /// Required as `Authorization: Bearer` on `/_mockcdn` routes when the server binds a non-loopback
+    /// address; nil there means one is generated at start and printed.
+    public var adminToken: String?
+    /// How many requests the journal keeps.
+    public var journalCapacity: Int
 
     public init(
         host: String = "127.0.0.1",
@@ -27,7 +35,10 @@ public struct ServerConfiguration: Sendable {
         publicURL: String? = nil,
         apps: [AppConfiguration] = [.demo],
         logLevel: Logger.Level = .info,
-        variantCacheBytes: Int = 64 * 1024 * 1024
+        variantCacheBytes: Int = 64 * 1024 * 1024,
+        fixturesDirectory: String? = nil,
+        adminToken: String? = nil,
+        journalCapacity: Int = 1000
     ) {
         self.host = host
         self.port = port
@@ -36,19 +47,31 @@ public struct ServerConfiguration: Sendable {
         self.apps = apps
         self.logLevel = logLevel
         self.variantCacheBytes = variantCacheBytes
+        self.fixturesDirectory = fixturesDirectory
+        self.adminToken = adminToken
+        self.journalCapacity = journalCapacity
     }
 
     /// The lines `mockcdn serve` prints on stdout once it listens: the ready line scripts wait for, then
     /// the default app's keys. A secret is shown only for the published demo app.
     ///
-    /// - Parameter baseURL: the URL the server answers on.
+    /// - Parameters:
+    ///   - baseURL: the URL the server answers on.
     /// - Returns: the lines, without a trailing newline.
-    public func readyBanner(baseURL: String) -> String {
+    ///   - generatedAdminToken: the admin token made at start, printed so the operator can use it.
+    public func readyBanner(baseURL: String, generatedAdminToken: String? = nil) -> String {
         var lines = ["mockcdn ready on \(baseURL)"]
         if let app = self.apps.first {
             let secret = app == .demo ? app.apiSecret : "(from your configuration)"
             lines.append("app_id=\(app.appID) api_key=\(app.apiKey) api_secret=\(secret) region=\(app.region)")
         }
+        if let generatedAdminToken { lines.append("admin_token=\(generatedAdminToken)") }
         return lines.joined(separator: "\n")
+    }
+
+    /// Loopback binds leave the test-control routes open; any other address needs the admin token.
+    public var bindsLoopbackOnly: Bool {
+        let host = self.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }

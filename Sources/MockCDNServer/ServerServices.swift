@@ -2,8 +2,8 @@ import Foundation
 import MockCDNCore
 import Synchronization
 
-/// What the controllers share: tenants, storage, the clock, channel membership, link signing and resized
-/// variants.
+/// What the controllers share: tenants, storage, the clock, channel membership, link signing, resized
+/// variants, and the test-control state (journal, faults, metrics, fixtures).
 struct ServerServices: Sendable {
     let apps: AppRegistry
     let store: any ObjectStore
@@ -11,6 +11,23 @@ struct ServerServices: Sendable {
     let channels: ChannelDirectory
     let links: LinkSigner
     let variants: VariantCache
+    let journal: Journal
+    let faults: FaultInjector
+    let metrics: ServerMetrics
+    let fixtures: FixtureLoader?
+
+    /// Back to the startup state: objects (fixtures reloaded), variants, journal, faults, clock, channel
+    /// membership and upload settings.
+    func reset() async throws {
+        self.journal.clear()
+        self.faults.clear()
+        self.clock.reset()
+        self.channels.removeAll()
+        for app in self.apps.apps { app.resetUploadConfigs() }
+        self.variants.removeAll()
+        try await self.store.removeAll()
+        if let fixtures = self.fixtures, let app = self.apps.apps.first { try await fixtures.load(into: self, app: app) }
+    }
 
     /// Stream's JWT auth over these apps and this clock.
     var streamAuth: StreamAuthenticator { StreamAuthenticator(apps: self.apps, clock: self.clock) }

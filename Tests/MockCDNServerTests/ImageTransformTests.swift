@@ -166,7 +166,7 @@ struct ImageTransformTests {
     )
     func formats() async throws {
         try await DiskServer.run { server in
-            let heic = try Data(contentsOf: Fixture.url("media/bands.heic"))
+            let heic = try Data(contentsOf: Fixture.url("media/sample.heic"))
             let svg = Data(
                 #"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>"#
                     .utf8

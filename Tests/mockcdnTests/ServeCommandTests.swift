@@ -131,7 +131,7 @@ struct ServeCommandTests {
     func badPort() throws {
         let (status, message) = try Self.runToExit(["serve", "--port", "70000"])
         #expect(status != 0)
-        #expect(message.contains("--port must be 0...65535"))
+        #expect(message.contains("port must be 0...65535"), "\(message)")
     }
 
     @Test(

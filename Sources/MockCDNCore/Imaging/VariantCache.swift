@@ -23,13 +23,17 @@ public final class VariantCache: Sendable {
     public let memoryLimit: Int
     private let directory: URL?
     private let state = Mutex(State())
+    private let onLookup: @Sendable (_ hit: Bool) -> Void
 
     /// - Parameters:
     ///   - memoryLimit: bytes kept in memory; 0 disables caching.
     ///   - directory: where variants are also written (`{data-dir}/variants`), or nil.
-    public init(memoryLimit: Int, directory: String?) {
+    ///   - onLookup: told of every lookup of an enabled cache: hit (memory, disk, or a render another
+    ///     request started) or miss (this request renders); for metrics.
+    public init(memoryLimit: Int, directory: String?, onLookup: @escaping @Sendable (_ hit: Bool) -> Void = { _ in }) {
         self.memoryLimit = memoryLimit
         self.directory = directory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        self.onLookup = onLookup
     }
 
     public var isEnabled: Bool { self.memoryLimit > 0 }
@@ -56,7 +60,7 @@ public final class VariantCache: Sendable {
         let key = object + "\n" + etag + "\n" + transform
         enum Lookup {
             case hit(ImageVariant)
-            case wait(Task<ImageVariant, any Error>)
+            case wait(Task<ImageVariant, any Error>, started: Bool)
         }
         let lookup: Lookup = self.state.withLock { state in
             state.clock += 1
@@ -65,21 +69,30 @@ public final class VariantCache: Sendable {
                 state.entries[key] = entry
                 return .hit(entry.variant)
             }
-            if let running = state.inFlight[key] { return .wait(running) }
+            if let running = state.inFlight[key] { return .wait(running, started: false) }
             let file = self.file(object: object, key: key)
+            let onLookup = self.onLookup
             let running = Task {
-                if let file, let stored = Self.readFile(file) { return stored }
+                if let file, let stored = Self.readFile(file) {
+                    onLookup(true)
+                    return stored
+                }
+                onLookup(false)
                 let variant = try await render()
                 if let file { Self.writeFile(variant, to: file) }
                 return variant
             }
             state.inFlight[key] = running
-            return .wait(running)
+            return .wait(running, started: true)
         }
         let task: Task<ImageVariant, any Error>
         switch lookup {
-        case .hit(let variant): return variant
-        case .wait(let running): task = running
+        case .hit(let variant):
+            self.onLookup(true)
+            return variant
+        case .wait(let running, let started):
+            if !started { self.onLookup(true) }
+            task = running
         }
         do {
             let variant = try await task.value

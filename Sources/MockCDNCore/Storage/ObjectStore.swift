@@ -61,6 +61,11 @@ public protocol ObjectStore: Sendable {
 }
 
 extension ObjectStore {
+    /// Removes every object (`/_mockcdn/reset`).
+    public func removeAll() async throws {
+        for object in try await self.list(prefix: "") { try await self.delete(try ObjectKey(object.key)) }
+    }
+
     /// Reads a whole object (or a range) into one buffer; for small objects and tests.
     ///
     /// - Parameters:

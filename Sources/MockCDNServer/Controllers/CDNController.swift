@@ -29,7 +29,7 @@ struct CDNController {
             throw S3Error.invalidURI(error.detail)
         }
         let query = QueryItems(request.uri.query)
-        _ = try MediaReadAuthorizer(services: self.services)
+        context.record.credential = try MediaReadAuthorizer(services: self.services)
             .authorize(request, context: context, app: app, key: key, query: query)
 
         guard let metadata = try await self.services.store.metadata(for: key) else { throw S3Error.noSuchKey() }
@@ -133,6 +133,7 @@ struct CDNController {
         transform: ImageTransform
     ) async throws -> ImageVariant {
         let store = self.services.store
+        let metrics = self.services.metrics
         let limit = app.configuration.maximumSourcePixels
         do {
             if let stored = ImageHeader(extras: metadata.extras) {
@@ -143,6 +144,8 @@ struct CDNController {
                 etag: metadata.etag,
                 transform: transform.normalized
             ) {
+                let started = ContinuousClock.now
+                defer { metrics.resized(in: .now - started) }
                 let source = try await store.collect(key)
                 return try await NIOThreadPool.singleton.runIfActive {
                     let header: ImageHeader

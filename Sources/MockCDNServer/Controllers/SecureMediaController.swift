@@ -90,6 +90,7 @@ struct SecureMediaController {
         let claims: JWTClaims
         do {
             claims = try JWT.verify(token, key: app.secretKey, now: self.services.clock.unixSeconds)
+            context.record.credential = .jwt
         } catch {
             throw CometChatError.unauthorized(error.message)
         }
@@ -120,7 +121,11 @@ struct SecureMediaController {
     }
 
     /// The user of the request's FAT for `app`.
-    private func fatUser(_ request: Request, app: MediaApp) throws(CometChatError) -> String {
+    private func fatUser(
+        _ request: Request,
+        context: AppRequestContext,
+        app: MediaApp
+    ) throws(CometChatError) -> String {
         let credential: FATCredential?
         do {
             credential = try FATCredential.find(in: request, query: QueryItems(request.uri.query))
@@ -131,12 +136,14 @@ struct SecureMediaController {
             throw .notLoggedIn("a File Access Token is required (fat header or fat query parameter)")
         }
         do {
-            return try FileAccessToken.verify(
+            let user = try FileAccessToken.verify(
                 credential.token,
                 appID: app.id,
                 key: app.secretKey,
                 now: self.services.clock.unixSeconds
             ).userID
+            context.record.credential = credential.source
+            return user
         } catch {
             throw .notLoggedIn(error.message)
         }
@@ -151,7 +158,7 @@ struct SecureMediaController {
     /// Stores the `file` part under `{app}/media/{uuid}/{name}` with the app's file policy.
     func upload(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<MediaResponse> {
         let app = try self.app(context)
-        let user = try self.fatUser(request, app: app)
+        let user = try self.fatUser(request, context: context, app: app)
         do {
             let received = try await UploadReceiver(services: self.services).receive(
                 request,
@@ -197,7 +204,7 @@ struct SecureMediaController {
     /// app's presign lifetime. The URL's own query (an old `fat`, an old signature) is ignored.
     func presign(_ request: Request, context: AppRequestContext) async throws -> PresignResponse {
         let app = try self.app(context)
-        _ = try self.fatUser(request, app: app)
+        _ = try self.fatUser(request, context: context, app: app)
         let body: PresignRequest
         do {
             body = try await request.decodeJSONBody(PresignRequest.self)

@@ -47,7 +47,7 @@ struct StreamAppController {
     }
 
     func settings(_ request: Request, context: AppRequestContext) throws -> SettingsResponse {
-        let app = try self.services.streamAuth.authenticateServer(request).app
+        let app = try self.services.streamAuth.authenticateServer(request, context: context).app
         return SettingsResponse(
             app: .init(
                 name: app.id,
@@ -62,7 +62,7 @@ struct StreamAppController {
         _ request: Request,
         context: AppRequestContext
     ) async throws -> EditedResponse<StreamUploadController.DurationResponse> {
-        let app = try self.services.streamAuth.authenticateServer(request).app
+        let app = try self.services.streamAuth.authenticateServer(request, context: context).app
         let update = try await Self.decodeJSON(AppSettings.self, from: request)
         for config in [update.fileUploadConfig, update.imageUploadConfig].compactMap({ $0 }) where config.sizeLimit < 0
         {
@@ -87,7 +87,7 @@ struct StreamAppController {
         _ request: Request,
         context: AppRequestContext
     ) async throws -> EditedResponse<StreamUploadController.DurationResponse> {
-        let app = try self.services.streamAuth.authenticateServer(request).app
+        let app = try self.services.streamAuth.authenticateServer(request, context: context).app
         let channel = try StreamUploadController.channel(context)
         let members = try await Self.decodeJSON(MembersRequest.self, from: request)
         guard !members.userIDs.isEmpty, members.userIDs.allSatisfy({ !$0.isEmpty && $0.count <= 255 }) else {
@@ -121,7 +121,7 @@ struct StreamAppController {
     }
 
     func uploads(_ request: Request, context: AppRequestContext) async throws -> UploadsResponse {
-        let caller = try self.services.streamAuth.authenticate(request)
+        let caller = try self.services.streamAuth.authenticate(request, context: context)
         let app = caller.app
         let channel = try StreamUploadController.channel(context)
         if !caller.claims.isServer {

@@ -76,7 +76,7 @@ struct StreamUploadController {
         kind: UploadPolicy.Kind,
         channel: String?
     ) async throws -> EditedResponse<UploadResponse> {
-        let caller = try self.services.streamAuth.authenticate(request)
+        let caller = try self.services.streamAuth.authenticate(request, context: context)
         let app = caller.app
         let receiver = UploadReceiver(services: self.services)
         let received: UploadReceiver.Received
@@ -184,7 +184,7 @@ struct StreamUploadController {
         context: AppRequestContext,
         kind: UploadPolicy.Kind
     ) async throws -> DurationResponse {
-        let caller = try self.services.streamAuth.authenticate(request)
+        let caller = try self.services.streamAuth.authenticate(request, context: context)
         var url = request.uri.queryParameters["url"].map(String.init)
         if url == nil, request.uri.path.hasPrefix("/api/v2/") {
             url = try await StreamAppController.decodeJSON(DeleteBody.self, from: request).url

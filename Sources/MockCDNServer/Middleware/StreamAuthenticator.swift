@@ -21,7 +21,8 @@ struct StreamAuthenticator: Sendable {
 
     static let authType = HTTPField.Name("stream-auth-type")!
 
-    func authenticate(_ request: Request) throws(StreamAPIError) -> StreamCaller {
+    /// Authenticates the request and tells the journal a JWT authorised it.
+    func authenticate(_ request: Request, context: AppRequestContext) throws(StreamAPIError) -> StreamCaller {
         guard let apiKey = request.uri.queryParameters["api_key"].map(String.init), !apiKey.isEmpty else {
             throw .authentication("api_key query parameter is missing")
         }
@@ -32,6 +33,7 @@ struct StreamAuthenticator: Sendable {
         guard let token = Self.bearerToken(request) else { throw .authentication("Authorization header is missing") }
         do {
             let claims = try JWT.verify(token, key: app.secretKey, now: self.clock.unixSeconds)
+            context.record.credential = .jwt
             return StreamCaller(app: app, claims: claims)
         } catch {
             throw error.kind == .expired ? .tokenExpired(error.message) : .authentication(error.message)
@@ -45,8 +47,8 @@ struct StreamAuthenticator: Sendable {
     }
 
     /// As `authenticate`, and the token must be a server token.
-    func authenticateServer(_ request: Request) throws(StreamAPIError) -> StreamCaller {
-        let caller = try self.authenticate(request)
+    func authenticateServer(_ request: Request, context: AppRequestContext) throws(StreamAPIError) -> StreamCaller {
+        let caller = try self.authenticate(request, context: context)
         guard caller.claims.isServer else { throw .notAllowed("this endpoint needs a server-side token") }
         return caller
     }

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import MockCDNCore
 import NIOCore
-import NIOPosix
 
 /// Why an upload was refused, before any envelope: each API renders it its own way (Stream JSON,
 /// CometChat JSON).
@@ -119,31 +118,14 @@ struct UploadReceiver {
         }
     }
 
-    /// Bytes read back to probe an image: all of a file up to this size (GIF frame counts need the whole
-    /// file), else its first `probePrefixBytes` (enough for the header of every other format).
-    static let probeWholeBytes = 16 * 1024 * 1024
-    static let probePrefixBytes = 1024 * 1024
-
-    /// Stores an image's width, height and frames (from its header, no pixels decoded) in its metadata.
-    /// Bytes that libvips cannot read are refused on the image routes and stored as they are elsewhere.
-    private func recordDimensions(
-        of object: ObjectMetadata,
-        key: ObjectKey,
-        kind: UploadPolicy.Kind
-    ) async throws
+    /// Stores an image's dimensions in its metadata; bytes libvips cannot read are refused on the image
+    /// routes and stored as they are elsewhere.
+    private func recordDimensions(of object: ObjectMetadata, key: ObjectKey, kind: UploadPolicy.Kind) async throws
         -> ObjectMetadata
     {
-        let store = self.services.store
-        let prefix = try await store.collect(
-            key,
-            range: object.size <= Self.probeWholeBytes ? nil : 0..<Self.probePrefixBytes
-        )
-        let header = try? await NIOThreadPool.singleton.runIfActive { try Vips.probe(prefix) }
-        guard let header else {
-            if kind == .image { throw UploadFailure.input("file is not a readable image") }
-            return object
-        }
-        return try await store.updateMetadata(key) { $0.extras.merge(header.extras) { _, new in new } }
+        if let updated = try await self.services.recordImageDimensions(of: object, key: key) { return updated }
+        if kind == .image { throw UploadFailure.input("file is not a readable image") }
+        return object
     }
 
     /// Removes an object a request stored before it failed.

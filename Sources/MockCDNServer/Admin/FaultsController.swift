@@ -1,0 +1,90 @@
+import Hummingbird
+
+/// `POST|GET|DELETE /_mockcdn/faults`, `DELETE /_mockcdn/faults/{id}`.
+struct FaultsController {
+    let faults: FaultInjector
+
+    struct NewRule: Decodable {
+        var match: FaultInjector.Match?
+        var times: Int?
+        var probability: Double?
+        var action: FaultInjector.Action?
+    }
+
+    struct Created: ResponseEncodable {
+        let id: String
+    }
+
+    struct Rule: Encodable {
+        let id: String
+        let match: FaultInjector.Match
+        /// Hits left; null for no limit.
+        let remaining: Int?
+        let probability: Double
+        let action: FaultInjector.Action
+        let hits: Int
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(self.id, forKey: .id)
+            try container.encode(self.match, forKey: .match)
+            try container.encode(self.remaining, forKey: .remaining)
+            try container.encode(self.probability, forKey: .probability)
+            try container.encode(self.action, forKey: .action)
+            try container.encode(self.hits, forKey: .hits)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, match, remaining, probability, action, hits
+        }
+    }
+
+    struct Listing: ResponseEncodable {
+        let faults: [Rule]
+    }
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.post("faults") { request, context in
+            let body: NewRule
+            do {
+                body = try await request.decodeJSONBody(NewRule.self)
+            } catch let error as JSONBodyError {
+                throw HTTPError(.badRequest, message: error.message)
+            }
+            do {
+                let id = try self.faults.add(
+                    match: body.match ?? .init(),
+                    times: body.times,
+                    probability: body.probability,
+                    action: body.action ?? .init()
+                )
+                return EditedResponse(status: .created, response: Created(id: id))
+            } catch let error as FaultInjector.Invalid {
+                throw HTTPError(.badRequest, message: error.message)
+            }
+        }
+        group.get("faults") { _, _ in
+            Listing(
+                faults: self.faults.rules.map {
+                    Rule(
+                        id: $0.id,
+                        match: $0.match,
+                        remaining: $0.remaining,
+                        probability: $0.probability,
+                        action: $0.action,
+                        hits: $0.hits
+                    )
+                }
+            )
+        }
+        group.delete("faults") { _, _ in
+            self.faults.clear()
+            return Response(status: .noContent)
+        }
+        group.delete("faults/:id") { _, context in
+            let id = try context.parameters.require("id")
+            guard self.faults.remove(id: id) else { throw HTTPError(.notFound, message: "no fault rule \(id.prefix(32))") }
+            return Response(status: .noContent)
+        }
+    }
+}

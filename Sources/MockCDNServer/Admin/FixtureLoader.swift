@@ -1,0 +1,69 @@
+import Foundation
+import MockCDNCore
+import NIOCore
+
+/// Preloads a folder of media under the default app at `{app}/fixtures/{name}`: at start (before the
+/// health route answers) and on every `/_mockcdn/reset`.
+struct FixtureLoader: Sendable {
+    let directory: String
+
+    /// The folder `mockcdn serve` uses when none is configured: `Fixtures/media` under the working
+    /// directory, when it exists (a checkout of this repository).
+    static var defaultDirectory: String? {
+        let candidate = FileManager.default.currentDirectoryPath + "/Fixtures/media"
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory) && isDirectory.boolValue
+            ? candidate : nil
+    }
+
+    /// Stores every regular file of the folder (not hidden, not README.md), replacing what is there.
+    ///
+    /// - Parameters:
+    ///   - services: where to store them, and the clock for their creation time.
+    ///   - app: the app they belong to.
+    /// - Returns: the keys stored, in name order.
+    /// - Throws: `MockCDNError.storageFailure` when the folder or a file cannot be read.
+    @discardableResult
+    func load(into services: ServerServices, app: MediaApp) async throws -> [ObjectKey] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: self.directory).sorted()
+        } catch {
+            throw MockCDNError.storageFailure("cannot read the fixtures folder \(self.directory): \(error)")
+        }
+        var keys: [ObjectKey] = []
+        for name in names where !name.hasPrefix(".") && name != "README.md" {
+            let path = self.directory + "/" + name
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue
+            else { continue }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw MockCDNError.storageFailure("cannot read fixture \(path)")
+            }
+            let key = try ObjectKey("\(app.id)/fixtures/\(UploadPolicy.sanitizedFileName(name))")
+            let fileExtension = (name as NSString).pathExtension.lowercased()
+            let contentType =
+                MediaSniffer.sniff(Array(data.prefix(MediaSniffer.prefixLength)))
+                ?? MediaSniffer.typeByExtension[fileExtension] ?? "application/octet-stream"
+            let object = try await services.store.put(
+                key,
+                body: AsyncStream { stream in
+                    stream.yield(ByteBuffer(bytes: data))
+                    stream.finish()
+                },
+                attributes: ObjectAttributes(
+                    contentType: contentType,
+                    owner: nil,
+                    extras: ["original_name": name],
+                    created: services.clock.now
+                ),
+                maxBytes: max(data.count, 1)
+            )
+            if contentType.hasPrefix("image/"), contentType != ImageFormat.svg.mimeType {
+                _ = try await services.recordImageDimensions(of: object, key: key)
+            }
+            keys.append(key)
+        }
+        return keys
+    }
+}

@@ -1,0 +1,29 @@
+import MockCDNCore
+import NIOCore
+import NIOPosix
+
+extension ServerServices {
+    /// Bytes read back to probe an image: all of a file up to this size (GIF frame counts need the whole
+    /// file), else its first `probePrefixBytes` (enough for the header of every other format).
+    static let probeWholeBytes = 16 * 1024 * 1024
+    static let probePrefixBytes = 1024 * 1024
+
+    /// Stores an image's width, height and frames, read from its header (no pixels decoded), in its
+    /// metadata; uploads and fixtures both go through here.
+    ///
+    /// - Parameters:
+    ///   - object: the stored image.
+    ///   - key: its key.
+    /// - Returns: the updated metadata, or nil when libvips cannot read the header.
+    /// - Throws: storage errors.
+    func recordImageDimensions(of object: ObjectMetadata, key: ObjectKey) async throws -> ObjectMetadata? {
+        let prefix = try await self.store.collect(
+            key,
+            range: object.size <= Self.probeWholeBytes ? nil : 0..<Self.probePrefixBytes
+        )
+        guard let header = try? await NIOThreadPool.singleton.runIfActive({ try Vips.probe(prefix) }) else {
+            return nil
+        }
+        return try await self.store.updateMetadata(key) { $0.extras.merge(header.extras) { _, new in new } }
+    }
+}
