@@ -26,7 +26,9 @@ struct ServerServices: Sendable {
         for app in self.apps.apps { app.resetUploadConfigs() }
         self.variants.removeAll()
         try await self.store.removeAll()
-        if let fixtures = self.fixtures, let app = self.apps.apps.first { try await fixtures.load(into: self, app: app) }
+        if let fixtures = self.fixtures, let app = self.apps.apps.first {
+            try await fixtures.load(into: self, app: app)
+        }
     }
 
     /// Stream's JWT auth over these apps and this clock.

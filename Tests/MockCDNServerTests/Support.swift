@@ -264,11 +264,13 @@ struct DiskServer: Sendable {
 
     static func run<Result: Sendable>(
         apps: [AppConfiguration] = [.demo],
+        configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (DiskServer) async throws -> Result
     ) async throws -> Result {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-e2e-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let configuration = ServerConfiguration(dataDirectory: folder.path, apps: apps, logLevel: .warning)
+        var configuration = ServerConfiguration(dataDirectory: folder.path, apps: apps, logLevel: .warning)
+        configure(&configuration)
         return try await MockCDNTestServer.withRunning(configuration) { server in
             try await body(DiskServer(server: server, folder: folder))
         }
@@ -292,6 +294,20 @@ struct DiskServer: Sendable {
     func setClock(_ now: Int64) async throws {
         let reply = try await HTTP.send("PUT", self.url("/_mockcdn/clock"), body: Data(#"{"now":\#(now)}"#.utf8))
         try #require(reply.status == 200)
+    }
+
+    /// The journal's entries, oldest first, filtered by a query such as `method=GET&status=200`.
+    func journal(_ filter: String = "") async throws -> [[String: Any]] {
+        let reply = try await HTTP.get(self.url("/_mockcdn/requests" + (filter.isEmpty ? "" : "?" + filter)))
+        try #require(reply.status == 200, "\(reply.text)")
+        return try #require(reply.json["requests"] as? [[String: Any]])
+    }
+
+    /// Installs a fault rule (JSON) and returns its id.
+    func addFault(_ json: String) async throws -> String {
+        let reply = try await HTTP.send("POST", self.url("/_mockcdn/faults"), body: Data(json.utf8))
+        try #require(reply.status == 201, "\(reply.text)")
+        return try #require(reply.json["id"] as? String)
     }
 
     func advanceClock(_ seconds: Int64) async throws {

@@ -64,7 +64,9 @@ final class FaultInjector: Sendable {
         if let rate = action.throttleBytesPerSecond, rate < 0 {
             throw Invalid(message: "action.throttle_bytes_per_sec must not be negative")
         }
-        for (name, value) in [("reset_after_bytes", action.resetAfterBytes), ("truncate_after_bytes", action.truncateAfterBytes)]
+        for (name, value) in [
+            ("reset_after_bytes", action.resetAfterBytes), ("truncate_after_bytes", action.truncateAfterBytes),
+        ]
         where (value ?? 0) < 0 {
             throw Invalid(message: "action.\(name) must not be negative")
         }

@@ -83,7 +83,9 @@ struct FaultsController {
         }
         group.delete("faults/:id") { _, context in
             let id = try context.parameters.require("id")
-            guard self.faults.remove(id: id) else { throw HTTPError(.notFound, message: "no fault rule \(id.prefix(32))") }
+            guard self.faults.remove(id: id) else {
+                throw HTTPError(.notFound, message: "no fault rule \(id.prefix(32))")
+            }
             return Response(status: .noContent)
         }
     }

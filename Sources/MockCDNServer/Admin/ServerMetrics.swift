@@ -7,9 +7,9 @@ final class ServerMetrics: Sendable {
 
     private static var requests: MetricNameDescriptor {
         MetricNameDescriptor(
-        namespace: "mockcdn",
-        metricName: "requests",
-        unitName: "total",
+            namespace: "mockcdn",
+            metricName: "requests",
+            unitName: "total",
             helpText: "HTTP requests answered, by matched route, method and status"
         )
     }
@@ -36,8 +36,10 @@ final class ServerMetrics: Sendable {
                 helpText: "Time to render an image variant (source read, libvips resize and encode)"
             ),
             labels: [],
-            buckets: [.milliseconds(5), .milliseconds(20), .milliseconds(50), .milliseconds(100),
-                .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5)]
+            buckets: [
+                .milliseconds(5), .milliseconds(20), .milliseconds(50), .milliseconds(100),
+                .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
+            ]
         )
         self.cacheHits = self.registry.makeCounter(
             descriptor: .init(

@@ -28,13 +28,24 @@ struct TestControlMiddleware: RouterMiddleware {
         guard !Self.isControl(path) else { return try await next(request, context) }
         let started = ContinuousClock.now
         let query = QueryItems(request.uri.query)
-        let rule = self.faults.fire(method: request.method.rawValue, path: path, queryNames: Set(query.decoded.map(\.name)))
+        let rule = self.faults.fire(
+            method: request.method.rawValue,
+            path: path,
+            queryNames: Set(query.decoded.map(\.name))
+        )
         let action = rule?.action ?? FaultInjector.Action()
         let entry = self.journal.record(
             method: request.method.rawValue,
             path: path,
             query: query,
-            state: .init(credential: .none, status: 0, bytesIn: 0, bytesOut: 0, durationMilliseconds: 0, fault: rule?.id)
+            state: .init(
+                credential: .none,
+                status: 0,
+                bytesIn: 0,
+                bytesOut: 0,
+                durationMilliseconds: 0,
+                fault: rule?.id
+            )
         )
         let throttle = action.throttleBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
         let received = ByteCount()
@@ -55,7 +66,15 @@ struct TestControlMiddleware: RouterMiddleware {
             } catch let error as any HTTPResponseError {
                 response = try error.response(from: request, context: context)
             } catch {
-                self.finish(entry, context: context, method: request, status: 500, received: received, sent: 0, started: started)
+                self.finish(
+                    entry,
+                    context: context,
+                    method: request,
+                    status: 500,
+                    received: received,
+                    sent: 0,
+                    started: started
+                )
                 throw error
             }
         }
@@ -64,7 +83,11 @@ struct TestControlMiddleware: RouterMiddleware {
             $0.status = status
             $0.credential = context.record.credential
         }
-        self.metrics.request(route: context.endpointPath ?? "unmatched", method: request.method.rawValue, status: status)
+        self.metrics.request(
+            route: context.endpointPath ?? "unmatched",
+            method: request.method.rawValue,
+            status: status
+        )
 
         let shape = BodyShape(
             throttle: throttle,
@@ -104,8 +127,19 @@ struct TestControlMiddleware: RouterMiddleware {
             $0.status = status
             $0.credential = context.record.credential
         }
-        self.metrics.request(route: context.endpointPath ?? "unmatched", method: request.method.rawValue, status: status)
-        Self.complete(entry, received: received, sent: ByteCount(), started: started, metrics: self.metrics, upload: false)
+        self.metrics.request(
+            route: context.endpointPath ?? "unmatched",
+            method: request.method.rawValue,
+            status: status
+        )
+        Self.complete(
+            entry,
+            received: received,
+            sent: ByteCount(),
+            started: started,
+            metrics: self.metrics,
+            upload: false
+        )
     }
 
     private static func complete(
@@ -259,7 +293,9 @@ struct ShapedWriter: ResponseBodyWriter {
 
     consuming func finish(_ trailingHeaders: HTTPFields?) async throws {
         // A cut that falls exactly at the end of the body still cuts: the client must see it.
-        if let cut = self.shape.cutAfter, self.sent.value >= cut, self.shape.truncateAfter != nil || self.shape.resetAfter != nil {
+        if let cut = self.shape.cutAfter, self.sent.value >= cut,
+            self.shape.truncateAfter != nil || self.shape.resetAfter != nil
+        {
             throw FaultCut()
         }
         try await self.inner.finish(trailingHeaders)

@@ -120,7 +120,11 @@ struct UploadReceiver {
 
     /// Stores an image's dimensions in its metadata; bytes libvips cannot read are refused on the image
     /// routes and stored as they are elsewhere.
-    private func recordDimensions(of object: ObjectMetadata, key: ObjectKey, kind: UploadPolicy.Kind) async throws
+    private func recordDimensions(
+        of object: ObjectMetadata,
+        key: ObjectKey,
+        kind: UploadPolicy.Kind
+    ) async throws
         -> ObjectMetadata
     {
         if let updated = try await self.services.recordImageDimensions(of: object, key: key) { return updated }

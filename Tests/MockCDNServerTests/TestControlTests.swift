@@ -1,0 +1,273 @@
+import Foundation
+import MockCDNCore
+import MockCDNServer
+import MockCDNTesting
+import Testing
+
+@Suite("Test control: journal, faults, reset, metrics")
+struct TestControlTests {
+    static let megabyte = Data((0..<(1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+
+    /// Uploads a file attachment and returns its signed link.
+    static func uploadFile(_ server: DiskServer, _ data: Data, name: String = "f.bin") async throws -> String {
+        let reply = try await server.upload(
+            "/channels/messaging/general/file",
+            parts: [.file(data, name: name, type: "application/octet-stream")]
+        )
+        try #require(reply.status == 201, "\(reply.text)")
+        return try #require(reply.json["file"] as? String)
+    }
+
+    static func mintFAT(_ server: DiskServer) async throws -> String {
+        let reply = try await HTTP.send(
+            "POST",
+            server.url("/v1/apps/demo/fat"),
+            headers: ["Authorization": Tokens.server],
+            body: Data(#"{"user_id":"alice"}"#.utf8)
+        )
+        return try #require(reply.json["fat"] as? String)
+    }
+
+    @Test("the journal records each request with its credential source, redacted query, status and bytes")
+    func journal() async throws {
+        try await DiskServer.run { server in
+            let link = try await Self.uploadFile(server, Media.text, name: "j.txt")
+            let unsigned = String(link.prefix { $0 != "?" })
+            let fat = try await Self.mintFAT(server)
+            let presign = try await HTTP.send(
+                "POST",
+                server.url("/v1/apps/demo/presign"),
+                headers: ["fat": fat],
+                body: Data(#"{"url":"\#(unsigned)"}"#.utf8)
+            )
+            let presigned = try #require(presign.json["url"] as? String)
+            _ = try await HTTP.get(unsigned, headers: ["fat": fat])
+            _ = try await HTTP.get(unsigned + "?fat=" + PercentEncoding.encode(fat))
+            _ = try await HTTP.get(presigned)
+            _ = try await HTTP.get(link)
+            _ = try await HTTP.get(unsigned)
+            _ = try await HTTP.get(server.url("/_mockcdn/clock"))
+
+            let entries = try await server.journal()
+            let sources = entries.map { $0["credential"] as? String ?? "?" }
+            #expect(
+                sources == ["jwt", "jwt", "fat-header", "fat-header", "fat-query", "presigned", "cloudfront", "none"]
+            )
+            let statuses = entries.map { $0["status"] as? Int ?? 0 }
+            #expect(statuses == [201, 200, 200, 200, 200, 200, 200, 401])
+            #expect(!entries.contains { ($0["path"] as? String)?.hasPrefix("/_mockcdn") == true })
+
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: entries), as: UTF8.self)
+            #expect(!text.contains(fat) && !text.contains(PercentEncoding.encode(fat)), "a FAT reached the journal")
+            let signature = try #require(
+                URLComponents(string: link)?.queryItems?.first { $0.name == "Signature" }?.value
+            )
+            #expect(!text.contains(signature), "a CloudFront signature reached the journal")
+            #expect(entries[4]["query"] as? String == "fat=REDACTED")
+            let presignedQuery = try #require(entries[5]["query"] as? String)
+            #expect(presignedQuery.contains("X-Amz-Signature=REDACTED") && presignedQuery.contains("X-Amz-Expires=300"))
+            #expect((entries[6]["query"] as? String)?.contains("Signature=REDACTED&Key-Pair-Id=") == true)
+
+            let upload = entries[0]
+            #expect((upload["bytes_in"] as? Int ?? 0) > Media.text.count)
+            #expect(entries[4]["bytes_out"] as? Int == Media.text.count)
+            #expect(entries.allSatisfy { ($0["duration_ms"] as? Double ?? -1) >= 0 })
+            #expect(entries.allSatisfy { $0["fault"] is NSNull })
+
+            #expect(try await server.journal("method=POST").count == 3)
+            #expect(try await server.journal("status=401").count == 1)
+            #expect(try await server.journal("path=/v1/apps/").count == 2)
+            #expect(try await HTTP.get(server.url("/_mockcdn/requests?status=abc")).status == 400)
+            let cleared = try await HTTP.send("DELETE", server.url("/_mockcdn/requests"))
+            #expect(cleared.status == 204)
+            #expect(try await server.journal().isEmpty)
+        }
+    }
+
+    @Test("the journal is a bounded ring: it keeps the newest entries")
+    func journalBound() async throws {
+        try await DiskServer.run(configure: { $0.journalCapacity = 3 }) { server in
+            for index in 0..<5 { _ = try await HTTP.get(server.url("/demo/x/\(index).txt")) }
+            let paths = try await server.journal().map { $0["path"] as? String ?? "" }
+            #expect(paths == ["/demo/x/2.txt", "/demo/x/3.txt", "/demo/x/4.txt"])
+        }
+    }
+
+    @Test("'two 503s then succeed' and '403 once' are one rule each; rules list their remaining hits")
+    func statusFaults() async throws {
+        try await DiskServer.run { server in
+            let link = try await Self.uploadFile(server, Media.text)
+            let id = try await server.addFault(
+                #"{"match":{"method":"GET","path":"/demo/attachments/*"},"times":2,"action":{"status":503,"body":"try later"}}"#
+            )
+            var statuses: [Int] = []
+            for _ in 0..<3 { statuses.append(try await HTTP.get(link).status) }
+            #expect(statuses == [503, 503, 200])
+            let listed = try await HTTP.get(server.url("/_mockcdn/faults"))
+            let rule = try #require((listed.json["faults"] as? [[String: Any]])?.first)
+            #expect(rule["id"] as? String == id)
+            #expect(rule["remaining"] as? Int == 0)
+            #expect(rule["hits"] as? Int == 2)
+            let faulted = try await server.journal().filter { $0["fault"] as? String == id }
+            #expect(faulted.count == 2 && faulted.allSatisfy { $0["status"] as? Int == 503 })
+
+            _ = try await server.addFault(#"{"match":{"path":"/demo/"},"times":1,"action":{"status":403}}"#)
+            #expect(try await HTTP.get(link).status == 403)
+            #expect(try await HTTP.get(link).status == 200)
+
+            // A query-parameter match only hits requests that carry it; probability 0 never fires.
+            _ = try await server.addFault(#"{"match":{"query":"w"},"action":{"status":500}}"#)
+            _ = try await server.addFault(#"{"match":{"method":"GET"},"probability":0,"action":{"status":418}}"#)
+            #expect(try await HTTP.get(link).status == 200)
+            #expect(try await HTTP.get(link + "&w=10").status == 500)
+            let clear = try await HTTP.send("DELETE", server.url("/_mockcdn/faults"))
+            #expect(clear.status == 204)
+            #expect(try await HTTP.get(link + "&w=10").status == 400)
+        }
+    }
+
+    @Test("a delay holds the answer back")
+    func delay() async throws {
+        try await DiskServer.run { server in
+            let link = try await Self.uploadFile(server, Media.text)
+            _ = try await server.addFault(#"{"match":{"path":"/demo/attachments/"},"action":{"delay_ms":400}}"#)
+            let started = ContinuousClock.now
+            let reply = try await HTTP.get(link)
+            #expect(reply.status == 200 && reply.body == Media.text)
+            #expect(ContinuousClock.now - started >= .milliseconds(400))
+        }
+    }
+
+    @Test("a throttled download of 1 MiB at 256 KiB/s takes at least 3 s and arrives whole")
+    func throttledDownload() async throws {
+        try await DiskServer.run { server in
+            let link = try await Self.uploadFile(server, Self.megabyte)
+            _ = try await server.addFault(
+                #"{"match":{"method":"GET","path":"/demo/attachments/"},"action":{"throttle_bytes_per_sec":262144}}"#
+            )
+            let started = ContinuousClock.now
+            let reply = try await HTTP.get(link)
+            let elapsed = ContinuousClock.now - started
+            #expect(reply.body == Self.megabyte)
+            #expect(elapsed >= .seconds(3), "\(elapsed)")
+            #expect(try await server.journal("method=GET").last?["bytes_out"] as? Int == Self.megabyte.count)
+        }
+    }
+
+    @Test("a throttled upload is read at the given rate")
+    func throttledUpload() async throws {
+        try await DiskServer.run { server in
+            _ = try await server.addFault(
+                #"{"match":{"method":"POST","path":"/channels/"},"action":{"throttle_bytes_per_sec":131072}}"#
+            )
+            let started = ContinuousClock.now
+            _ = try await Self.uploadFile(server, Data(Self.megabyte.prefix(256 * 1024)))
+            #expect(ContinuousClock.now - started >= .milliseconds(1500))
+        }
+    }
+
+    @Test(
+        "truncate and reset cut the body: the client sees an error, not a short success",
+        arguments: ["truncate", "reset"]
+    )
+    func cuts(_ kind: String) async throws {
+        try await DiskServer.run { server in
+            let link = try await Self.uploadFile(server, Self.megabyte)
+            _ = try await server.addFault(
+                #"{"match":{"method":"GET","path":"/demo/attachments/"},"times":1,"action":{"\#(kind)_after_bytes":1000}}"#
+            )
+            await #expect(throws: (any Error).self) { _ = try await HTTP.get(link) }
+            let entry = try #require(try await server.journal("method=GET").last)
+            #expect(entry["bytes_out"] as? Int == 1000)
+            #expect(try await HTTP.get(link).body == Self.megabyte)
+        }
+    }
+
+    @Test("bad fault rules are 400; deleting an unknown rule is 404")
+    func badRules() async throws {
+        try await DiskServer.run { server in
+            for body in [
+                "nope", #"{"times":0}"#, #"{"probability":1.5}"#, #"{"action":{"status":99}}"#,
+                #"{"action":{"delay_ms":-1}}"#, #"{"action":{"truncate_after_bytes":-5}}"#,
+            ] {
+                let reply = try await HTTP.send("POST", server.url("/_mockcdn/faults"), body: Data(body.utf8))
+                #expect(reply.status == 400, "\(body): \(reply.text)")
+            }
+            let id = try await server.addFault("{}")
+            #expect(try await HTTP.send("DELETE", server.url("/_mockcdn/faults/\(id)")).status == 204)
+            #expect(try await HTTP.send("DELETE", server.url("/_mockcdn/faults/\(id)")).status == 404)
+        }
+    }
+
+    @Test("reset brings back the startup state in well under a second: fixtures, no uploads, clock, faults, journal")
+    func reset() async throws {
+        let fixtures = Fixture.url("media").path
+        try await DiskServer.run(configure: { $0.fixturesDirectory = fixtures }) { server in
+            let fixtureCount = try server.storedCount()
+            #expect(fixtureCount >= 12)
+            let link = try await Self.uploadFile(server, Media.text)
+            try await server.advanceClock(86_400)
+            _ = try await server.addFault(#"{"action":{"status":503}}"#)
+            #expect(try server.storedCount() == fixtureCount + 1)
+
+            let started = ContinuousClock.now
+            let reply = try await HTTP.send("POST", server.url("/_mockcdn/reset"))
+            #expect(reply.status == 200)
+            #expect(ContinuousClock.now - started < .seconds(1))
+            #expect(try server.storedCount() == fixtureCount)
+            #expect(try await HTTP.get(link).status == 404)
+            let now = try #require(try await HTTP.get(server.url("/_mockcdn/clock")).json["now"] as? Int)
+            #expect(abs(now - Int(Date().timeIntervalSince1970)) <= 2)
+            #expect((try await HTTP.get(server.url("/_mockcdn/faults")).json["faults"] as? [Any])?.isEmpty == true)
+            #expect(try await server.journal().count == 1)  // the 404 after the reset
+        }
+    }
+
+    @Test("fixtures are preloaded at demo/fixtures with their type and image dimensions")
+    func fixtures() async throws {
+        let fixtures = Fixture.url("media").path
+        try await DiskServer.run(configure: { $0.fixturesDirectory = fixtures }) { server in
+            let app = try MediaApp(.demo)
+            for (name, type, width) in [
+                ("sample.jpg", "image/jpeg", 320), ("animated.gif", "image/gif", 120), ("sample.mp4", "video/mp4", 0),
+                ("sample.pdf", "application/pdf", 0), ("large-4100x4100.jpg", "image/jpeg", 4100),
+            ] {
+                let key = try ObjectKey("demo/fixtures/\(name)")
+                let link = try CloudFrontSigner(keyPair: app.activeKeyPair)
+                    .cannedURL(server.server.baseURL.absoluteString + "/" + key.rawValue, expires: 4_000_000_000)
+                let reply = try await HTTP.get(link)
+                #expect(reply.status == 200, "\(name)")
+                #expect(reply.header("content-type") == type, "\(name)")
+                #expect(reply.body == (try Data(contentsOf: Fixture.url("media/\(name)"))), "\(name)")
+                if width > 0 { #expect(reply.image?.width == width, "\(name)") }
+            }
+        }
+    }
+
+    @Test("metrics count requests by route and status, upload bytes, resizes and variant cache hits")
+    func metrics() async throws {
+        try await DiskServer.run { server in
+            let upload = try await server.upload(parts: [.file(Media.png, name: "m.png", type: "image/png")])
+            let link = try #require(upload.json["file"] as? String)
+            _ = try await HTTP.get(link + "&w=10")
+            _ = try await HTTP.get(link + "&w=10")
+            _ = try await HTTP.get(server.url("/nope"))
+            let reply = try await HTTP.get(server.url("/metrics"))
+            #expect(reply.status == 200)
+            #expect(reply.header("content-type")?.hasPrefix("text/plain") == true)
+            let text = reply.text
+            #expect(
+                text.contains(
+                    #"mockcdn_requests_total{route="/channels/{type}/{id}/image",method="POST",status="201"} 1"#
+                )
+            )
+            #expect(text.contains(#"mockcdn_requests_total{route="/{app}/**",method="GET",status="200"} 2"#))
+            #expect(text.contains(#"status="404"} 1"#))
+            #expect(text.contains("mockcdn_variant_cache_hits_total 1"))
+            #expect(text.contains("mockcdn_variant_cache_misses_total 1"))
+            #expect(text.contains("mockcdn_resize_duration_seconds_count 1"))
+            let uploaded = text.split(separator: "\n").first { $0.hasPrefix("mockcdn_upload_bytes_total ") }
+            #expect((uploaded.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0) > Double(Media.png.count))
+        }
+    }
+}
