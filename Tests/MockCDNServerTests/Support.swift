@@ -264,13 +264,15 @@ struct DiskServer: Sendable {
 
     static func run<Result: Sendable>(
         apps: [AppConfiguration] = [.demo],
-        configure: (inout ServerConfiguration) -> Void = { _ in },
+        fixtures: String? = nil,
+        journalCapacity: Int = 1000,
         _ body: @Sendable (DiskServer) async throws -> Result
     ) async throws -> Result {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-e2e-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         var configuration = ServerConfiguration(dataDirectory: folder.path, apps: apps, logLevel: .warning)
-        configure(&configuration)
+        configuration.fixturesDirectory = fixtures
+        configuration.journalCapacity = journalCapacity
         return try await MockCDNTestServer.withRunning(configuration) { server in
             try await body(DiskServer(server: server, folder: folder))
         }

@@ -86,7 +86,7 @@ struct TestControlTests {
 
     @Test("the journal is a bounded ring: it keeps the newest entries")
     func journalBound() async throws {
-        try await DiskServer.run(configure: { $0.journalCapacity = 3 }) { server in
+        try await DiskServer.run(journalCapacity: 3) { server in
             for index in 0..<5 { _ = try await HTTP.get(server.url("/demo/x/\(index).txt")) }
             let paths = try await server.journal().map { $0["path"] as? String ?? "" }
             #expect(paths == ["/demo/x/2.txt", "/demo/x/3.txt", "/demo/x/4.txt"])
@@ -202,7 +202,7 @@ struct TestControlTests {
     @Test("reset brings back the startup state in well under a second: fixtures, no uploads, clock, faults, journal")
     func reset() async throws {
         let fixtures = Fixture.url("media").path
-        try await DiskServer.run(configure: { $0.fixturesDirectory = fixtures }) { server in
+        try await DiskServer.run(fixtures: fixtures) { server in
             let fixtureCount = try server.storedCount()
             #expect(fixtureCount >= 12)
             let link = try await Self.uploadFile(server, Media.text)
@@ -226,7 +226,7 @@ struct TestControlTests {
     @Test("fixtures are preloaded at demo/fixtures with their type and image dimensions")
     func fixtures() async throws {
         let fixtures = Fixture.url("media").path
-        try await DiskServer.run(configure: { $0.fixturesDirectory = fixtures }) { server in
+        try await DiskServer.run(fixtures: fixtures) { server in
             let app = try MediaApp(.demo)
             for (name, type, width) in [
                 ("sample.jpg", "image/jpeg", 320), ("animated.gif", "image/gif", 120), ("sample.mp4", "video/mp4", 0),
