@@ -6,7 +6,7 @@ struct MockCDNCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mockcdn",
         abstract: "A mock CDN and media backend for Stream and CometChat apps, with real signatures and expiry.",
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, Token.self, Sign.self, Keys.self],
         defaultSubcommand: Serve.self
     )
 }

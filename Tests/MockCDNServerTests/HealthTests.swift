@@ -109,3 +109,74 @@ struct ConfigurationTests {
         }
     }
 }
+
+@Suite("Serve settings: flags over environment over the config file over defaults")
+struct ServeSettingsTests {
+    static func configFile(_ yaml: String) throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mockcdn-settings-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("mockcdn.yaml")
+        try Data(yaml.utf8).write(to: file)
+        return file.path
+    }
+
+    @Test("each layer wins over the ones below it, and paths in the file are relative to it")
+    func precedence() throws {
+        let file = try Self.configFile(
+            """
+            server:
+              host: 0.0.0.0
+              port: 9000
+              data_dir: data
+              log_level: debug
+              journal_size: 10
+              fixtures: media
+              variant_cache_mb: 8
+              admin_token: token-from-the-file-0123
+            """
+        )
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        let fromFile = try ServerConfiguration.resolve(flags: ServeSettings(config: file), environment: [:])
+        #expect(fromFile.host == "0.0.0.0" && fromFile.port == 9000 && fromFile.logLevel == .debug)
+        #expect(fromFile.dataDirectory == folder + "/data" && fromFile.fixturesDirectory == folder + "/media")
+        #expect(fromFile.journalCapacity == 10 && fromFile.variantCacheBytes == 8 * 1024 * 1024)
+        #expect(fromFile.adminToken == "token-from-the-file-0123")
+
+        let environment = [
+            "MOCKCDN_CONFIG": file, "MOCKCDN_PORT": "9100", "MOCKCDN_JOURNAL_SIZE": "20", "MOCKCDN_HOST": "",
+        ]
+        let fromEnvironment = try ServerConfiguration.resolve(flags: ServeSettings(), environment: environment)
+        #expect(fromEnvironment.port == 9100 && fromEnvironment.journalCapacity == 20)
+        #expect(fromEnvironment.host == "0.0.0.0", "an empty variable counts as unset")
+
+        let fromFlags = try ServerConfiguration.resolve(
+            flags: ServeSettings(port: 9200, fixtures: "none"),
+            environment: environment
+        )
+        #expect(fromFlags.port == 9200 && fromFlags.journalCapacity == 20 && fromFlags.fixturesDirectory == nil)
+
+        let defaults = try ServerConfiguration.resolve(flags: ServeSettings(), environment: [:])
+        #expect(defaults.host == "127.0.0.1" && defaults.port == 8080 && defaults.dataDirectory == nil)
+        #expect(defaults.journalCapacity == 1000 && defaults.adminToken == nil)
+    }
+
+    @Test(
+        "bad values from any layer fail with the reason",
+        arguments: [
+            ([String: String](), ServeSettings(port: 70000), "port must be 0...65535"),
+            (["MOCKCDN_PORT": "eighty"], ServeSettings(), "MOCKCDN_PORT must be an integer"),
+            (["MOCKCDN_LOG_LEVEL": "loud"], ServeSettings(), "log level must be one of"),
+            ([:], ServeSettings(adminToken: "short"), "admin token must be at least 16 characters"),
+            ([:], ServeSettings(journalSize: 0), "journal size must be 1...1000000"),
+            ([:], ServeSettings(variantCacheMB: -1), "variant cache must be 0...65536 MiB"),
+        ]
+    )
+    func invalid(_ environment: [String: String], _ flags: ServeSettings, _ message: String) {
+        let error = #expect(throws: MockCDNError.self) {
+            try ServerConfiguration.resolve(flags: flags, environment: environment)
+        }
+        #expect(error?.detail.contains(message) == true, "\(String(describing: error))")
+    }
+}

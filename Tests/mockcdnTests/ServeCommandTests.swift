@@ -21,17 +21,31 @@ struct ServeCommandTests {
     }
 
     /// Runs the binary until it exits (for arguments it must refuse); returns its status and stderr.
-    static func runToExit(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    static func runToExit(
+        _ arguments: [String],
+        environment: [String: String] = [:]
+    ) throws -> (status: Int32, stderr: String, stdout: String) {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = Pipe()
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // Files, not pipes: a full pipe nobody reads would block the process.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("stdout")
+        let err = folder.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
-        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return (process.terminationStatus, message)
+        return (
+            process.terminationStatus,
+            try String(contentsOf: err, encoding: .utf8),
+            try String(contentsOf: out, encoding: .utf8)
+        )
     }
 
     /// Reads stdout line by line until `count` lines arrived or the pipe closed.
@@ -129,7 +143,7 @@ struct ServeCommandTests {
 
     @Test("a port out of range exits non-zero with a reason")
     func badPort() throws {
-        let (status, message) = try Self.runToExit(["serve", "--port", "70000"])
+        let (status, message, _) = try Self.runToExit(["serve", "--port", "70000"])
         #expect(status != 0)
         #expect(message.contains("port must be 0...65535"), "\(message)")
     }
@@ -139,7 +153,7 @@ struct ServeCommandTests {
         arguments: ["http://127.0.0.1:8080/cdn", "ftp://example.com", "http://example.com/?a=b", "example.com"]
     )
     func badPublicURL(_ url: String) throws {
-        let (status, message) = try Self.runToExit(["serve", "--port", "0", "--public-url", url])
+        let (status, message, _) = try Self.runToExit(["serve", "--port", "0", "--public-url", url])
         #expect(status != 0)
         #expect(message.contains("--public-url must be http(s)://HOST[:PORT]"), "\(message)")
     }
@@ -220,7 +234,7 @@ struct ServeConfigTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let config = folder.appendingPathComponent("bad.yaml")
         try yaml.write(to: config, atomically: true, encoding: .utf8)
-        let (status, message) = try ServeCommandTests.runToExit(["serve", "--port", "0", "--config", config.path])
+        let (status, message, _) = try ServeCommandTests.runToExit(["serve", "--port", "0", "--config", config.path])
         #expect(status != 0)
         #expect(message.contains(config.path) || reason.hasPrefix("app id"), "\(message)")
         #expect(message.contains(reason), "\(message)")

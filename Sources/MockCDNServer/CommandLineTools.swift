@@ -1,0 +1,117 @@
+import Foundation
+import MockCDNCore
+
+/// The work behind `mockcdn token`, `mockcdn sign` and `mockcdn keys`: the same signing code the server
+/// verifies with, for the apps of the same configuration.
+public enum CommandLineTools {
+    /// The app `id` (or the default app) of the config file at `config` (or of `MOCKCDN_CONFIG`, or the
+    /// built-in demo app).
+    ///
+    /// - Throws: `MockCDNError.invalidConfiguration` for an unknown app or a bad file.
+    public static func app(id: String?, config: String?, environment: [String: String]) throws -> MediaApp {
+        let path = config ?? environment["MOCKCDN_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        let configurations = try path.map(ConfigurationFile.apps(from:)) ?? [.demo]
+        guard let configuration = id.map({ id in configurations.first { $0.appID == id } }) ?? configurations.first
+        else {
+            throw MockCDNError.invalidConfiguration(
+                "no app \(id ?? "") in \(path ?? "the built-in configuration"); apps: "
+                    + configurations.map(\.appID).joined(separator: ", ")
+            )
+        }
+        return try MediaApp(configuration)
+    }
+
+    /// A Stream JWT: `{"server":true}`, or `{"user_id":...}`; with `exp` when a lifetime is given.
+    public static func streamToken(app: MediaApp, user: String?, lifetime: Int64?, now: Int64) -> String {
+        var claims: [String: any Sendable] = user.map { ["user_id": $0] } ?? ["server": true]
+        if let lifetime {
+            claims["iat"] = now
+            claims["exp"] = now + lifetime
+        }
+        return JWT.sign(claims, secret: app.configuration.apiSecret)
+    }
+
+    /// A File Access Token for `user`, valid for `lifetime` seconds from `now`.
+    public static func fileAccessToken(app: MediaApp, user: String, lifetime: Int64, now: Int64) -> String {
+        FileAccessToken.issue(
+            FileAccessClaims(appID: app.id, userID: user, issuedAt: now, expiresAt: now + lifetime),
+            key: app.secretKey
+        )
+    }
+
+    /// A CloudFront link signed with the app's active key: canned, or custom when `resource` (a glob) is
+    /// given.
+    ///
+    /// - Throws: `MockCDNError.invalidConfiguration` when the URL is not an absolute http(s) URL,
+    ///   `.invalidKeyMaterial` when the active key has no private half.
+    public static func cloudFrontURL(
+        _ url: String,
+        app: MediaApp,
+        expires: Int64,
+        resource: String?,
+        sha256: Bool
+    ) throws -> String {
+        guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased()),
+            components.host?.isEmpty == false
+        else { throw MockCDNError.invalidConfiguration("\(url.prefix(200)) is not an absolute http(s) URL") }
+        let signer = CloudFrontSigner(keyPair: app.activeKeyPair)
+        let hash: RSAKey.Hash = sha256 ? .sha256 : .sha1
+        guard let resource else { return try signer.cannedURL(url, expires: expires, hash: hash) }
+        return try signer.customURL(
+            url,
+            policy: CloudFrontPolicy(resource: resource, dateLessThan: expires),
+            hash: hash
+        )
+    }
+
+    /// A SigV4 presigned GET of a MockCDN media URL (path-style: `/{app}/{key}`) with the app's API key and
+    /// secret, as `POST /v1/apps/{app}/presign` makes it.
+    ///
+    /// - Throws: `MockCDNError.invalidConfiguration` when the URL is not an http(s) URL of the app.
+    public static func presignedURL(_ url: String, app: MediaApp, lifetime: Int64, now: Int64) throws -> String {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.percentEncodedHost, !host.isEmpty,
+            let key = try? ObjectKey(app: app.id, percentEncodedPath: components.percentEncodedPath)
+        else {
+            throw MockCDNError.invalidConfiguration("\(url.prefix(200)) is not an http(s) URL under /\(app.id)/")
+        }
+        guard (1...SigV4.maximumExpires).contains(lifetime) else {
+            throw MockCDNError.invalidConfiguration("the lifetime must be 1...\(SigV4.maximumExpires) seconds")
+        }
+        let port = components.port.map { ":\($0)" } ?? ""
+        return SigV4.presignedURL(
+            scheme: scheme,
+            authority: LinkSigner.withoutDefaultPort(host + port),
+            path: "/" + key.rawValue,
+            credentials: app.sigV4Credentials,
+            date: now,
+            expires: lifetime
+        )
+    }
+
+    /// The app's key pairs: id, status and public key PEM; with `directory`, each pair's PEM files are
+    /// written there too (`{id}.public.pem`, and `{id}.private.pem` where the private half is known).
+    ///
+    /// - Returns: what to print.
+    /// - Throws: `MockCDNError.storageFailure` when a file cannot be written.
+    public static func keys(app: MediaApp, exportTo directory: String?) throws -> String {
+        var lines: [String] = []
+        for pair in app.keyPairs {
+            let publicPEM = try pair.key.publicKeyPEM
+            lines.append("\(pair.id) \(pair.status.rawValue)")
+            lines.append(publicPEM.trimmingCharacters(in: .whitespacesAndNewlines))
+            guard let directory else { continue }
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            var files = [("public", publicPEM)]
+            if pair.key.isPrivate { files.append(("private", try pair.key.privateKeyPEM)) }
+            for (kind, pem) in files {
+                let path = directory + "/\(pair.id).\(kind).pem"
+                guard FileManager.default.createFile(atPath: path, contents: Data(pem.utf8)) else {
+                    throw MockCDNError.storageFailure("cannot write \(path)")
+                }
+                lines.append("wrote \(path)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import MockCDNCore
+import MockCDNServer
+
+/// `mockcdn sign cloudfront|presign URL`: print a signed link for a media URL.
+struct Sign: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sign a media URL: a CloudFront link (canned or custom policy) or a SigV4 presigned URL.",
+        discussion: """
+            Examples:
+              mockcdn sign cloudfront http://127.0.0.1:8080/demo/fixtures/sample.jpg
+              mockcdn sign cloudfront http://127.0.0.1:8080/demo/fixtures/sample.jpg --resource 'http://127.0.0.1:8080/demo/*'
+              mockcdn sign presign http://127.0.0.1:8080/demo/fixtures/sample.mp4 --ttl 300
+            """
+    )
+
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        case cloudfront, presign
+    }
+
+    @Argument(help: "cloudfront or presign.")
+    var kind: Kind
+
+    @Argument(help: "The media URL, http(s)://HOST[:PORT]/{app}/{key}.")
+    var url: String
+
+    @Option(help: "Lifetime in seconds (cloudfront: default 1209600, 14 days; presign: default 300, at most 604800).")
+    var ttl: Int64?
+
+    @Option(help: "CloudFront: sign a custom policy for this resource (`*` wildcards) instead of a canned one.")
+    var resource: String?
+
+    @Flag(help: "CloudFront: RSA-SHA256 (adds Hash-Algorithm=SHA256) instead of SHA-1.")
+    var sha256 = false
+
+    @OptionGroup var appOptions: AppOptions
+
+    func validate() throws {
+        if let ttl = self.ttl, ttl < 1 { throw ValidationError("--ttl must be positive") }
+        if self.kind == .presign, self.resource != nil || self.sha256 {
+            throw ValidationError("--resource and --sha256 apply to cloudfront only")
+        }
+    }
+
+    func run() throws {
+        let app = try self.appOptions.loadApp()
+        let now = self.appOptions.signingTime
+        do {
+            switch self.kind {
+            case .cloudfront:
+                print(
+                    try CommandLineTools.cloudFrontURL(
+                        self.url,
+                        app: app,
+                        expires: now + (self.ttl ?? app.configuration.linkTTL),
+                        resource: self.resource,
+                        sha256: self.sha256
+                    )
+                )
+            case .presign:
+                print(
+                    try CommandLineTools.presignedURL(
+                        self.url,
+                        app: app,
+                        lifetime: self.ttl ?? app.configuration.presignTTL,
+                        now: now
+                    )
+                )
+            }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+}

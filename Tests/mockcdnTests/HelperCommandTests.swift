@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `mockcdn serve` process for one test: its banner lines and base URL.
+struct ServerProcess {
+    let process: Process
+    let lines: [String]
+    let baseURL: String
+
+    static func start(_ arguments: [String], bannerLines: Int = 2) throws -> ServerProcess {
+        let process = Process()
+        process.executableURL = ServeCommandTests.binary
+        process.arguments = ["serve", "--port", "0", "--log-level", "warning"] + arguments
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        try process.run()
+        let lines = ServeCommandTests.readLines(stdout.fileHandleForReading, count: bannerLines)
+        guard let first = lines.first, first.hasPrefix("mockcdn ready on ") else {
+            process.terminate()
+            throw CocoaError(.fileReadUnknown)
+        }
+        return ServerProcess(
+            process: process,
+            lines: lines,
+            baseURL: String(first.dropFirst("mockcdn ready on ".count))
+        )
+    }
+
+    func stop() {
+        if self.process.isRunning {
+            self.process.terminate()
+            self.process.waitUntilExit()
+        }
+    }
+
+    /// The status and body of a request to `path` on this server (or to a whole URL).
+    func send(
+        _ target: String,
+        method: String = "GET",
+        headers: [String: String] = [:],
+        body: Data? = nil
+    ) async throws
+        -> (Int, Data)
+    {
+        let url = try #require(URL(string: target.hasPrefix("http") ? target : self.baseURL + target))
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.httpBody = body
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}
+
+@Suite("mockcdn token, sign and keys")
+struct HelperCommandTests {
+    static func run(_ arguments: [String]) throws -> String {
+        let (status, stderr, stdout) = try ServeCommandTests.runToExit(arguments)
+        try #require(status == 0, "mockcdn \(arguments.joined(separator: " ")): \(stderr)")
+        return stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("tokens and links the CLI makes are accepted by a running server, and refused once altered")
+    func acceptedByTheServer() async throws {
+        let server = try ServerProcess.start(["--fixtures", "Fixtures/media"])
+        defer { server.stop() }
+        let media = server.baseURL + "/demo/fixtures/sample.jpg"
+        let expected = try Data(contentsOf: URL(fileURLWithPath: "Fixtures/media/sample.jpg"))
+
+        let cloudfront = try Self.run(["sign", "cloudfront", media])
+        let custom = try Self.run([
+            "sign", "cloudfront", media, "--resource", server.baseURL + "/demo/fixtures/*", "--sha256",
+        ])
+        let presigned = try Self.run(["sign", "presign", media, "--ttl", "60"])
+        for link in [cloudfront, custom, presigned] {
+            let (status, body) = try await server.send(link)
+            #expect(status == 200, "\(link)")
+            #expect(body == expected)
+            let (altered, _) = try await server.send(link.replacingOccurrences(of: "/fixtures/", with: "/fixturez/"))
+            #expect(altered == 403, "\(link)")
+        }
+
+        let fat = try Self.run(["token", "fat", "--user-id", "alice", "--ttl", "120"])
+        #expect(try await server.send(media, headers: ["fat": fat]).0 == 200)
+        let expiredFAT = try Self.run(["token", "fat", "--user-id", "alice", "--ttl", "1", "--now", "1000"])
+        #expect(try await server.send(media, headers: ["fat": expiredFAT]).0 == 403)
+
+        let user = try Self.run(["token", "user", "--user-id", "alice"])
+        let serverToken = try Self.run(["token", "server"])
+        #expect(try await server.send("/app?api_key=demo-key", headers: ["Authorization": serverToken]).0 == 200)
+        #expect(try await server.send("/app?api_key=demo-key", headers: ["Authorization": user]).0 == 403)
+        let expiredUser = try Self.run(["token", "user", "--user-id", "alice", "--ttl", "5", "--now", "1000"])
+        #expect(try await server.send("/app?api_key=demo-key", headers: ["Authorization": expiredUser]).0 == 401)
+    }
+
+    @Test("keys prints the demo key pair and exports PEM files")
+    func keys() throws {
+        let printed = try Self.run(["keys"])
+        #expect(printed.hasPrefix("K2JCJMDEHXQW5F active\n-----BEGIN PUBLIC KEY-----"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-keys-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try Self.run(["keys", "--export", folder.path])
+        let exported = try String(
+            contentsOf: folder.appendingPathComponent("K2JCJMDEHXQW5F.private.pem"),
+            encoding: .utf8
+        )
+        let published = try String(
+            contentsOf: URL(fileURLWithPath: "Fixtures/keys/demo-K2JCJMDEHXQW5F.private.pem"),
+            encoding: .utf8
+        )
+        #expect(exported.contains("BEGIN PRIVATE KEY") || exported.contains("BEGIN RSA PRIVATE KEY"))
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("K2JCJMDEHXQW5F.public.pem").path))
+        #expect(!published.isEmpty)
+    }
+
+    @Test(
+        "bad input exits non-zero with a one-line reason",
+        arguments: [
+            (["token", "user"], "--user-id is required"),
+            (["token", "fat", "--user-id", "a", "--ttl", "0"], "--ttl must be"),
+            (["token", "nope"], "nope"),
+            (["token", "server", "--app", "ghost"], "no app ghost"),
+            (["sign", "presign", "http://127.0.0.1:8080/other/x.jpg"], "is not an http(s) URL under /demo/"),
+            (["sign", "presign", "http://127.0.0.1:8080/demo/x.jpg", "--ttl", "604801"], "lifetime must be"),
+            (["sign", "cloudfront", "ftp://example.com/demo/x"], "is not an absolute http(s) URL"),
+            (["sign", "presign", "http://127.0.0.1:8080/demo/x.jpg", "--sha256"], "apply to cloudfront only"),
+            (["keys", "--config", "/nonexistent/mockcdn.yaml"], "cannot read"),
+        ]
+    )
+    func badInput(_ arguments: [String], _ reason: String) throws {
+        let (status, stderr, _) = try ServeCommandTests.runToExit(arguments)
+        #expect(status != 0)
+        let firstLine = stderr.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(firstLine.contains(reason), "\(stderr)")
+    }
+
+    @Test("every subcommand has help with examples", arguments: ["serve", "token", "sign", "keys"])
+    func help(_ command: String) throws {
+        let (status, _, stdout) = try ServeCommandTests.runToExit([command, "--help"])
+        #expect(status == 0)
+        #expect(stdout.contains("USAGE: mockcdn \(command)"))
+        if command != "serve" { #expect(stdout.contains("Examples:")) }
+    }
+}
+
+@Suite("Admin protection")
+struct AdminProtectionTests {
+    @Test("off loopback the control routes need the printed admin token; health stays open")
+    func generatedToken() async throws {
+        let server = try ServerProcess.start(["--host", "0.0.0.0"], bannerLines: 3)
+        defer { server.stop() }
+        let tokenLine = try #require(server.lines.last)
+        #expect(tokenLine.hasPrefix("admin_token="))
+        let token = String(tokenLine.dropFirst("admin_token=".count))
+        let base = server.baseURL.replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1")
+        #expect(try await server.send(base + "/_mockcdn/clock").0 == 401)
+        #expect(try await server.send(base + "/_mockcdn/clock", headers: ["Authorization": "Bearer wrong"]).0 == 401)
+        #expect(
+            try await server.send(base + "/_mockcdn/requests", headers: ["Authorization": "Bearer " + token]).0 == 200
+        )
+        #expect(try await server.send(base + "/_mockcdn/reset", method: "POST").0 == 401)
+        #expect(try await server.send(base + "/_mockcdn/health").0 == 200)
+    }
+
+    @Test("a configured token is not printed, and loopback needs none")
+    func configuredToken() async throws {
+        let token = "configured-admin-token-0123456789"
+        let server = try ServerProcess.start(["--host", "0.0.0.0", "--admin-token", token])
+        defer { server.stop() }
+        #expect(!server.lines.joined().contains(token))
+        let base = server.baseURL.replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1")
+        #expect(try await server.send(base + "/_mockcdn/clock", headers: ["Authorization": "Bearer " + token]).0 == 200)
+        #expect(try await server.send(base + "/_mockcdn/clock").0 == 401)
+
+        let loopback = try ServerProcess.start([])
+        defer { loopback.stop() }
+        #expect(try await loopback.send("/_mockcdn/clock").0 == 200)
+    }
+
+    @Test("environment variables reach serve: a bad MOCKCDN_LOG_LEVEL stops it with the reason")
+    func environment() throws {
+        let (status, stderr, _) = try ServeCommandTests.runToExit(
+            ["serve", "--port", "0"],
+            environment: ["MOCKCDN_LOG_LEVEL": "loud"]
+        )
+        #expect(status != 0)
+        #expect(stderr.contains("log level must be one of"), "\(stderr)")
+    }
+}
