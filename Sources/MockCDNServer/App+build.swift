@@ -20,54 +20,12 @@ public func buildApplication(
     if let publicURL = configuration.publicURL { try LinkSigner.validatePublicURL(publicURL) }
     var logger = Logger(label: "mockcdn")
     logger.logLevel = configuration.logLevel
-    try Vips.initialize()
-    let store: any ObjectStore =
-        if let directory = configuration.dataDirectory {
-            try await DiskObjectStore(directory: directory)
-        } else {
-            MemoryObjectStore()
-        }
-    let metrics = ServerMetrics()
-    let services = ServerServices(
-        apps: try AppRegistry(configuration.apps),
-        store: store,
-        clock: MockClock(),
-        channels: ChannelDirectory(),
-        links: LinkSigner(
-            base: configuration.publicURL ?? "http://\(hostForURL(configuration.host)):\(configuration.port)"
-        ),
-        variants: VariantCache(
-            memoryLimit: configuration.variantCacheBytes,
-            directory: configuration.dataDirectory.map { $0 + "/variants" },
-            onLookup: { metrics.variantLookup(hit: $0) }
-        ),
-        journal: Journal(capacity: configuration.journalCapacity),
-        faults: FaultInjector(),
-        metrics: metrics,
-        fixtures: configuration.fixturesDirectory.map(FixtureLoader.init)
-    )
+    let services = try await makeServices(configuration)
     if let fixtures = services.fixtures, let app = services.apps.apps.first {
         try await fixtures.load(into: services, app: app)
     }
-
     let router = Router(context: AppRequestContext.self)
-    router.add(middleware: corsMiddleware())
-    router.add(middleware: CORSExposeHeadersMiddleware(exposedHeaders: exposedHeaders.joined(separator: ", ")))
-    router.add(middleware: TestControlMiddleware(journal: services.journal, faults: services.faults, metrics: metrics))
-    let admin = router.group("_mockcdn")
-    // Health stays open on every address: container health checks carry no token.
-    HealthController().addRoutes(to: admin)
-    admin.add(middleware: AdminGuard(token: configuration.bindsLoopbackOnly ? nil : configuration.adminToken))
-    ClockController(clock: services.clock).addRoutes(to: admin)
-    JournalController(journal: services.journal).addRoutes(to: admin)
-    FaultsController(faults: services.faults).addRoutes(to: admin)
-    ResetController(services: services).addRoutes(to: admin)
-    MetricsController(metrics: metrics).addRoutes(to: router)
-    KeysController(services: services).addRoutes(to: router)
-    StreamAppController(services: services).addRoutes(to: router)
-    StreamUploadController(services: services).addRoutes(to: router)
-    SecureMediaController(services: services).addRoutes(to: router)
-    CDNController(services: services).addRoutes(to: router)
+    addRoutes(to: router, services: services, configuration: configuration)
 
     return Application(
         router: router,
@@ -123,4 +81,61 @@ public func runServer(_ configuration: ServerConfiguration) async throws {
 /// IPv6 literals need brackets inside a URL.
 private func hostForURL(_ host: String) -> String {
     host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+}
+
+/// The services a server runs on: store, apps, clock, links, variants and the test-control state.
+func makeServices(_ configuration: ServerConfiguration) async throws -> ServerServices {
+    try Vips.initialize()
+    let store: any ObjectStore =
+        if let directory = configuration.dataDirectory {
+            try await DiskObjectStore(directory: directory)
+        } else {
+            MemoryObjectStore()
+        }
+    let metrics = ServerMetrics()
+    return ServerServices(
+        apps: try AppRegistry(configuration.apps),
+        store: store,
+        clock: MockClock(),
+        channels: ChannelDirectory(),
+        links: LinkSigner(
+            base: configuration.publicURL ?? "http://\(hostForURL(configuration.host)):\(configuration.port)"
+        ),
+        variants: VariantCache(
+            memoryLimit: configuration.variantCacheBytes,
+            directory: configuration.dataDirectory.map { $0 + "/variants" },
+            onLookup: { metrics.variantLookup(hit: $0) }
+        ),
+        journal: Journal(capacity: configuration.journalCapacity),
+        faults: FaultInjector(),
+        metrics: metrics,
+        fixtures: configuration.fixturesDirectory.map(FixtureLoader.init)
+    )
+}
+
+/// Every route and middleware, in order; `buildApplication` and `RouteCatalog` both call it.
+func addRoutes(
+    to router: some RouterMethods<AppRequestContext>,
+    services: ServerServices,
+    configuration: ServerConfiguration
+) {
+    router.add(middleware: corsMiddleware())
+    router.add(middleware: CORSExposeHeadersMiddleware(exposedHeaders: exposedHeaders.joined(separator: ", ")))
+    router.add(
+        middleware: TestControlMiddleware(journal: services.journal, faults: services.faults, metrics: services.metrics)
+    )
+    let admin = router.group("_mockcdn")
+    // Health stays open on every address: container health checks carry no token.
+    HealthController().addRoutes(to: admin)
+    admin.add(middleware: AdminGuard(token: configuration.bindsLoopbackOnly ? nil : configuration.adminToken))
+    ClockController(clock: services.clock).addRoutes(to: admin)
+    JournalController(journal: services.journal).addRoutes(to: admin)
+    FaultsController(faults: services.faults).addRoutes(to: admin)
+    ResetController(services: services).addRoutes(to: admin)
+    MetricsController(metrics: services.metrics).addRoutes(to: router)
+    KeysController(services: services).addRoutes(to: router)
+    StreamAppController(services: services).addRoutes(to: router)
+    StreamUploadController(services: services).addRoutes(to: router)
+    SecureMediaController(services: services).addRoutes(to: router)
+    CDNController(services: services).addRoutes(to: router)
 }

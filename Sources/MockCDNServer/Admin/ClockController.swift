@@ -23,7 +23,7 @@ struct ClockController {
     static let range: ClosedRange<Int64> = 0...253_402_300_799
     static let outOfRange = HTTPError(.badRequest, message: "the clock must stay within 1970-01-01 and 9999-12-31")
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+    func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.get("clock") { _, _ in ClockState(now: self.clock.unixSeconds) }
         group.put("clock") { request, context in
             let body = try await request.decode(as: SetClock.self, context: context)

@@ -43,7 +43,7 @@ struct FaultsController {
         let faults: [Rule]
     }
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+    func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.post("faults") { request, context in
             let body: NewRule
             do {

@@ -6,7 +6,7 @@ struct HealthController {
         let status: String
     }
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+    func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.get("health") { _, _ in Status(status: "ok") }
     }
 }

@@ -41,7 +41,7 @@ struct JournalController {
         let requests: [Entry]
     }
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+    func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.get("requests") { request, _ in
             let method = request.uri.queryParameters["method"].map { String($0).uppercased() }
             let path = request.uri.queryParameters["path"].map(String.init)

@@ -4,7 +4,7 @@ import Hummingbird
 struct MetricsController {
     let metrics: ServerMetrics
 
-    func addRoutes(to router: Router<AppRequestContext>) {
+    func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         router.get("metrics") { _, _ in
             Response(
                 status: .ok,

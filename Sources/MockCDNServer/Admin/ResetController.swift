@@ -9,7 +9,7 @@ struct ResetController {
         let status: String
     }
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+    func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.post("reset") { _, _ in
             try await self.services.reset()
             return Done(status: "reset")

@@ -14,7 +14,7 @@ struct CDNController {
     static let transformParameters: Set<String> = ["w", "h", "resize", "crop", "ro"]
     static let cacheControl = "public, max-age=86400"
 
-    func addRoutes(to router: Router<AppRequestContext>) {
+    func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         router.get(":app/**") { request, context in try await self.read(request, context: context) }
         router.head(":app/**") { request, context in try await self.read(request, context: context) }
     }

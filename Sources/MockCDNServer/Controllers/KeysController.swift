@@ -26,7 +26,7 @@ struct KeysController {
         }
     }
 
-    func addRoutes(to router: Router<AppRequestContext>) {
+    func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         router.get("v1/apps/:app/keys") { _, context in
             let appID = try context.parameters.require("app")
             guard let app = self.services.apps.app(id: appID) else {

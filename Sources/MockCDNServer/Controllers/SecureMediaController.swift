@@ -12,7 +12,7 @@ struct SecureMediaController {
     static let defaultFATTTL: Int64 = 3600
     static let maximumFATTTL: Int64 = 30 * 24 * 3600
 
-    func addRoutes(to router: Router<AppRequestContext>) {
+    func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         router.get("v1/apps/:app/settings") { _, context in try self.settings(context: context) }
         router.post("v1/apps/:app/fat") { request, context in try await self.mintFAT(request, context: context) }
         router.post(":app/media") { request, context in try await self.upload(request, context: context) }

@@ -7,7 +7,7 @@ import NIOCore
 struct StreamAppController {
     let services: ServerServices
 
-    func addRoutes(to router: Router<AppRequestContext>) {
+    func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         router.get("app") { request, context in try self.settings(request, context: context) }
         router.patch("app") { request, context in try await self.updateSettings(request, context: context) }
         router.post("channels/:type/:id/members") { request, context in

@@ -12,7 +12,7 @@ struct StreamUploadController {
     /// The non-file parts MockCDN reads.
     static let fieldNames: Set<String> = ["user", "upload_sizes"]
 
-    func addRoutes(to router: Router<AppRequestContext>) {
+    func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         for kind in [UploadPolicy.Kind.image, .file] {
             for prefix in ["channels", "api/v2/chat/channels"] {
                 let path = RouterPath("\(prefix)/:type/:id/\(kind.rawValue)")

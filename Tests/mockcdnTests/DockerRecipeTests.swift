@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// No Docker engine runs here, so the recipe is checked as text: the files it copies exist, it builds and
+/// runs the real binary, and it has the health check the contract's ready signal calls for.
+@Suite("docker/ recipe")
+struct DockerRecipeTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func read(_ path: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// Instruction lines with continuations joined, comments dropped.
+    static func instructions(_ text: String) -> [String] {
+        text.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    @Test("the Dockerfile copies files that exist, builds and runs the mockcdn product, and checks health")
+    func dockerfile() throws {
+        let lines = Self.instructions(try Self.read("docker/Dockerfile"))
+        let froms = lines.filter { $0.hasPrefix("FROM ") }
+        #expect(froms.count == 2, "multi-stage: build, then run")
+        #expect(froms.first?.contains("swift:") == true && froms.first?.contains("bookworm") == true)
+        #expect(froms.last?.contains("debian:bookworm-slim") == true)
+        for line in lines where line.hasPrefix("COPY ") && !line.contains("--from=") {
+            let parts = line.split(separator: " ").map(String.init)
+            for source in parts.dropFirst().dropLast() {
+                #expect(
+                    FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(source).path),
+                    "COPY source \(source) does not exist"
+                )
+            }
+        }
+        let manifest = try Self.read("Package.swift")
+        #expect(manifest.contains(#".executable(name: "mockcdn""#))
+        #expect(lines.contains { $0.hasPrefix("RUN swift build") && $0.contains("--product mockcdn") })
+        #expect(lines.contains { $0.hasPrefix("RUN apt-get") && $0.contains("libvips-dev") && $0.contains("libssl-dev") })
+        #expect(lines.contains { $0.hasPrefix("HEALTHCHECK") && $0.contains("/_mockcdn/health") })
+        #expect(lines.contains(#"ENTRYPOINT ["mockcdn"]"#))
+        #expect(lines.contains(#"CMD ["serve"]"#))
+        #expect(lines.contains { $0.hasPrefix("ENV") && $0.contains("MOCKCDN_FIXTURES=/usr/share/mockcdn/fixtures") })
+        #expect(lines.contains { $0.hasPrefix("COPY Fixtures/media /usr/share/mockcdn/fixtures") })
+    }
+
+    @Test("compose.yaml builds that Dockerfile from the repository root and checks health")
+    func compose() throws {
+        let text = try Self.read("docker/compose.yaml")
+        #expect(text.contains("context: .."))
+        #expect(text.contains("dockerfile: docker/Dockerfile"))
+        #expect(text.contains("/_mockcdn/health"))
+        #expect(text.contains("8080:8080"))
+        let dockerignore = try Self.read(".dockerignore")
+        #expect(dockerignore.contains(".build"))
+    }
+}
