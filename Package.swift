@@ -130,6 +130,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "MockCDNClientTests",
+            dependencies: [
+                "MockCDNClient",
+                "MockCDNCore",
+                "MockCDNServer",
+                "MockCDNTesting",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "mockcdnTests",
             dependencies: ["mockcdn"],
             swiftSettings: swiftSettings

@@ -4,8 +4,27 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The companion client of MockCDN (its secure-media, upload and request helpers arrive with the client issue).
-public enum MockCDNClient {
+/// The companion client of MockCDN, shaped after the SDK APIs app teams use: CometChat's secure-media
+/// helpers (`secureMedia`, `presigned`) and Stream's `CDNStorage` and `CDNRequester` (`storage`,
+/// `requester`). Foundation only: it runs in an iOS app and on Linux, and knows nothing of the server.
+public struct MockCDNClient: Sendable {
     /// The version of the wire contract this client speaks.
     public static let contractVersion = 1
+
+    public let configuration: MockCDNClientConfiguration
+    public let secureMedia: SecureMedia
+    public let presigned: PresignedMedia
+    public let storage: MockCDNStorage
+    public let requester: MockCDNRequester
+
+    /// - Parameters:
+    ///   - configuration: server, app and credentials.
+    ///   - session: the session for presign calls and media reads.
+    public init(configuration: MockCDNClientConfiguration, session: URLSession = .shared) {
+        self.configuration = configuration
+        self.secureMedia = SecureMedia(configuration: configuration)
+        self.presigned = PresignedMedia(configuration: configuration, session: session)
+        self.storage = MockCDNStorage(configuration: configuration)
+        self.requester = MockCDNRequester(configuration: configuration)
+    }
 }

@@ -111,7 +111,8 @@ public struct ConfigurationFile: Decodable, Sendable {
             publicURL: server.publicURL,
             logLevel: server.logLevel,
             variantCacheMB: server.variantCacheMB,
-            fixtures: resolved(server.fixtures),
+            // `none` turns preloading off, as the flag does; anything else is a folder.
+            fixtures: server.fixtures == "none" ? "none" : resolved(server.fixtures),
             adminToken: server.adminToken,
             journalSize: server.journalSize
         )

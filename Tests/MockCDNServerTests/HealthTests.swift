@@ -157,6 +157,12 @@ struct ServeSettingsTests {
         )
         #expect(fromFlags.port == 9200 && fromFlags.journalCapacity == 20 && fromFlags.fixturesDirectory == nil)
 
+        let noFixtures = try ServerConfiguration.resolve(
+            flags: ServeSettings(config: try Self.configFile("server:\n  fixtures: none\n")),
+            environment: [:]
+        )
+        #expect(noFixtures.fixturesDirectory == nil)
+
         let defaults = try ServerConfiguration.resolve(flags: ServeSettings(), environment: [:])
         #expect(defaults.host == "127.0.0.1" && defaults.port == 8080 && defaults.dataDirectory == nil)
         #expect(defaults.journalCapacity == 1000 && defaults.adminToken == nil)

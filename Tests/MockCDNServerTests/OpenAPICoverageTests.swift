@@ -52,7 +52,9 @@ struct OpenAPICoverageTests {
         }
         for operation in documented {
             #expect(
-                routes.contains { $0.method == operation.method && Self.same(router: $0.path, document: operation.path) },
+                routes.contains {
+                    $0.method == operation.method && Self.same(router: $0.path, document: operation.path)
+                },
                 "\(operation.method) \(operation.path) is in openapi.yaml but not routed"
             )
         }

@@ -38,7 +38,9 @@ struct DockerRecipeTests {
         let manifest = try Self.read("Package.swift")
         #expect(manifest.contains(#".executable(name: "mockcdn""#))
         #expect(lines.contains { $0.hasPrefix("RUN swift build") && $0.contains("--product mockcdn") })
-        #expect(lines.contains { $0.hasPrefix("RUN apt-get") && $0.contains("libvips-dev") && $0.contains("libssl-dev") })
+        #expect(
+            lines.contains { $0.hasPrefix("RUN apt-get") && $0.contains("libvips-dev") && $0.contains("libssl-dev") }
+        )
         #expect(lines.contains { $0.hasPrefix("HEALTHCHECK") && $0.contains("/_mockcdn/health") })
         #expect(lines.contains(#"ENTRYPOINT ["mockcdn"]"#))
         #expect(lines.contains(#"CMD ["serve"]"#))

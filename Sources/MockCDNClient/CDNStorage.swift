@@ -1,0 +1,289 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What an upload gives back, as Stream's `UploadedFile`.
+public struct UploadedFile: Sendable, Equatable {
+    /// The signed link of the stored file.
+    public var fileURL: URL
+    /// The signed thumbnail link (images).
+    public var thumbnailURL: URL?
+
+    public init(fileURL: URL, thumbnailURL: URL? = nil) {
+        self.fileURL = fileURL
+        self.thumbnailURL = thumbnailURL
+    }
+}
+
+/// How an upload is made, as Stream's `AttachmentUploadOptions`.
+public struct AttachmentUploadOptions: Sendable {
+    public enum Kind: String, Sendable {
+        case image, file
+    }
+
+    public var kind: Kind
+    /// `type:id` of the channel to upload to (the uploader joins it); nil for `/api/v2/uploads`.
+    public var channel: String?
+    /// The name the server stores (default: the file's name, or `file`).
+    public var fileName: String?
+    public var mimeType: String?
+    /// Called with the fraction sent, 0...1, as the body goes out.
+    public var progress: (@Sendable (Double) -> Void)?
+
+    public init(
+        kind: Kind = .file,
+        channel: String? = nil,
+        fileName: String? = nil,
+        mimeType: String? = nil,
+        progress: (@Sendable (Double) -> Void)? = nil
+    ) {
+        self.kind = kind
+        self.channel = channel
+        self.fileName = fileName
+        self.mimeType = mimeType
+        self.progress = progress
+    }
+}
+
+/// Stream's `CDNStorage`: upload a local file, delete a remote one.
+public protocol CDNStorage: Sendable {
+    func uploadAttachment(
+        localUrl: URL,
+        options: AttachmentUploadOptions,
+        completion: @escaping @Sendable (Result<UploadedFile, any Error>) -> Void
+    )
+    func deleteAttachment(remoteUrl: URL, completion: @escaping @Sendable ((any Error)?) -> Void)
+}
+
+/// Uploads to and deletes from MockCDN's Stream-compatible endpoints with the user token, streaming the
+/// multipart body from a temporary file so progress is real and memory stays flat.
+public struct MockCDNStorage: CDNStorage {
+    public let configuration: MockCDNClientConfiguration
+
+    public init(configuration: MockCDNClientConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Uploads a local file.
+    ///
+    /// - Parameters:
+    ///   - localURL: the file.
+    ///   - options: image or file, channel, name, type, progress.
+    /// - Returns: the signed file and thumbnail links.
+    /// - Throws: `MockCDNClientError`, or `CancellationError` when the task is cancelled.
+    public func upload(localURL: URL, options: AttachmentUploadOptions) async throws -> UploadedFile {
+        let name = options.fileName ?? (localURL.lastPathComponent.isEmpty ? "file" : localURL.lastPathComponent)
+        return try await self.upload(options: options, fileName: name) { output in
+            guard let input = InputStream(url: localURL) else {
+                throw MockCDNClientError.invalidURL("cannot read \(localURL.path)")
+            }
+            input.open()
+            defer { input.close() }
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = input.read(&buffer, maxLength: buffer.count)
+                if count < 0 { throw MockCDNClientError.invalidURL("cannot read \(localURL.path)") }
+                if count == 0 { break }
+                output.write(Data(buffer[0..<count]))
+            }
+        }
+    }
+
+    /// Uploads bytes from memory.
+    public func upload(data: Data, options: AttachmentUploadOptions) async throws -> UploadedFile {
+        try await self.upload(options: options, fileName: options.fileName ?? "file") { $0.write(data) }
+    }
+
+    /// Deletes a file by its link (signed or not); the uploader's token or a server token.
+    public func delete(remoteURL: URL, kind: AttachmentUploadOptions.Kind = .file) async throws {
+        var components = URLComponents(
+            url: self.configuration.baseURL.appendingPathComponent("api/v2/uploads/\(kind.rawValue)"),
+            resolvingAgainstBaseURL: false
+        )
+        components?.queryItems = [
+            URLQueryItem(name: "api_key", value: self.configuration.apiKey),
+            URLQueryItem(name: "url", value: remoteURL.absoluteString),
+        ]
+        guard let url = components?.url else { throw MockCDNClientError.invalidURL("cannot build the delete URL") }
+        var request = try self.authorized(URLRequest(url: url))
+        request.httpMethod = "DELETE"
+        let (data, status) = try await PresignedMedia(configuration: self.configuration).send(request)
+        guard status == 200 else {
+            throw MockCDNClientError.invalidResponse(
+                "delete answered \(status): \(String(decoding: data.prefix(300), as: UTF8.self))"
+            )
+        }
+    }
+
+    public func uploadAttachment(
+        localUrl: URL,
+        options: AttachmentUploadOptions,
+        completion: @escaping @Sendable (Result<UploadedFile, any Error>) -> Void
+    ) {
+        Task {
+            do {
+                completion(.success(try await self.upload(localURL: localUrl, options: options)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
+    public func deleteAttachment(remoteUrl: URL, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        Task {
+            do {
+                try await self.delete(remoteURL: remoteUrl)
+                completion(nil)
+            } catch {
+                completion(error)
+            }
+        }
+    }
+
+    // MARK: - Upload
+
+    private struct Answer: Decodable {
+        let file: String
+        let thumbURL: String?
+
+        enum CodingKeys: String, CodingKey {
+            case file
+            case thumbURL = "thumb_url"
+        }
+    }
+
+    private func authorized(_ request: URLRequest) throws -> URLRequest {
+        guard let token = self.configuration.userTokenProvider(), !token.isEmpty else {
+            throw MockCDNClientError.notLoggedIn("no user token")
+        }
+        var request = request
+        request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
+        request.setValue("jwt", forHTTPHeaderField: "stream-auth-type")
+        return request
+    }
+
+    private func upload(
+        options: AttachmentUploadOptions,
+        fileName: String,
+        writeContent: (FileHandle) throws -> Void
+    ) async throws -> UploadedFile {
+        let path: String
+        if let channel = options.channel {
+            let parts = channel.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2 else { throw MockCDNClientError.invalidURL("a channel is type:id") }
+            path = "channels/\(parts[0])/\(parts[1])/\(options.kind.rawValue)"
+        } else {
+            path = "api/v2/uploads/\(options.kind.rawValue)"
+        }
+        var components = URLComponents(
+            url: self.configuration.baseURL.appendingPathComponent(path),
+            resolvingAgainstBaseURL: false
+        )
+        components?.queryItems = [URLQueryItem(name: "api_key", value: self.configuration.apiKey)]
+        guard let url = components?.url else { throw MockCDNClientError.invalidURL("cannot build the upload URL") }
+
+        // The multipart body goes to a temporary file, streamed from the source: an upload task from a file
+        // reports progress as the bytes leave, and nothing large is held in memory.
+        let boundary = "mockcdn-client-" + UUID().uuidString
+        let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mockcdn-upload-\(UUID().uuidString)"
+        )
+        defer { try? FileManager.default.removeItem(at: bodyFile) }
+        guard FileManager.default.createFile(atPath: bodyFile.path, contents: nil),
+            let output = try? FileHandle(forWritingTo: bodyFile)
+        else { throw MockCDNClientError.invalidURL("cannot write a temporary file") }
+        let safeName = fileName.replacingOccurrences(of: "\"", with: "_").replacingOccurrences(of: "\r", with: "_")
+            .replacingOccurrences(of: "\n", with: "_")
+        var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(safeName)\"\r\n"
+        head += "Content-Type: \(options.mimeType ?? "application/octet-stream")\r\n\r\n"
+        do {
+            output.write(Data(head.utf8))
+            try writeContent(output)
+            output.write(Data("\r\n--\(boundary)--\r\n".utf8))
+            try output.close()
+        } catch {
+            try? output.close()
+            throw error
+        }
+
+        var request = try self.authorized(URLRequest(url: url))
+        request.httpMethod = "POST"
+        request.setValue("multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
+        let (data, status) = try await UploadTask.run(request, bodyFile: bodyFile, progress: options.progress)
+        guard status == 201 else {
+            throw MockCDNClientError.invalidResponse(
+                "upload answered \(status): \(String(decoding: data.prefix(300), as: UTF8.self))"
+            )
+        }
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: data), let file = URL(string: answer.file)
+        else {
+            throw MockCDNClientError.invalidResponse("the upload answer has no file link")
+        }
+        return UploadedFile(fileURL: file, thumbnailURL: answer.thumbURL.flatMap(URL.init(string:)))
+    }
+}
+
+/// One upload task with a delegate of its own: progress as the body is sent, the answer, cancellation.
+final class UploadTask: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // Touched only from the session's serial delegate queue, and read after completion.
+    private var received = Data()
+    private var continuation: CheckedContinuation<(Data, Int), any Error>?
+    private let progress: (@Sendable (Double) -> Void)?
+
+    private init(progress: (@Sendable (Double) -> Void)?) {
+        self.progress = progress
+    }
+
+    static func run(
+        _ request: URLRequest,
+        bodyFile: URL,
+        progress: (@Sendable (Double) -> Void)?
+    ) async throws -> (Data, Int) {
+        let delegate = UploadTask(progress: progress)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: queue)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.uploadTask(with: request, fromFile: bodyFile)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                queue.addOperation {
+                    delegate.continuation = continuation
+                    task.resume()
+                }
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        guard totalBytesExpectedToSend > 0 else { return }
+        self.progress?(min(1, Double(totalBytesSent) / Double(totalBytesExpectedToSend)))
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        self.received.append(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let continuation = self.continuation
+        self.continuation = nil
+        if let error {
+            let cancelled = (error as? URLError)?.code == .cancelled
+            continuation?.resume(
+                throwing: cancelled ? CancellationError() : MockCDNClientError.network(error.localizedDescription)
+            )
+        } else {
+            continuation?.resume(returning: (self.received, (task.response as? HTTPURLResponse)?.statusCode ?? 0))
+        }
+    }
+}

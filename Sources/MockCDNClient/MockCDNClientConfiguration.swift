@@ -1,0 +1,59 @@
+import Foundation
+
+/// How a client sends its File Access Token with media requests, as CometChat's `SecureMediaMode`.
+public enum SecureMediaMode: Int, Sendable {
+    /// The token rides in the URL as `?fat=...` (CometChat's default).
+    case embedded = 0
+    /// The token rides in a `fat` header and never in the URL.
+    case headerBased = 1
+}
+
+/// Where MockCDN is and who the client is.
+public struct MockCDNClientConfiguration: Sendable {
+    /// The server, e.g. `http://127.0.0.1:8080`.
+    public var baseURL: URL
+    public var appID: String
+    /// The app's API key (Stream's `api_key` query parameter).
+    public var apiKey: String
+    /// `host[:port]` whose media needs the FAT (CometChat's `SECURED_MEDIA_HOST`); by default the base
+    /// URL's.
+    public var secureMediaHost: String
+    public var secureMediaMode: SecureMediaMode
+    /// The current File Access Token, or nil when nobody is logged in. May be percent-encoded.
+    public var fatProvider: @Sendable () -> String?
+    /// The current Stream user token (JWT), for uploads and deletes.
+    public var userTokenProvider: @Sendable () -> String?
+
+    /// - Parameters:
+    ///   - baseURL: the server.
+    ///   - appID: the app id (CometChat's app id, the first path segment of media URLs).
+    ///   - apiKey: the app's API key.
+    ///   - secureMediaHost: `host[:port]` of secured media; nil for the base URL's.
+    ///   - secureMediaMode: embedded (default) or header-based.
+    ///   - fatProvider: gives the current FAT.
+    ///   - userTokenProvider: gives the current Stream user token.
+    public init(
+        baseURL: URL,
+        appID: String = "demo",
+        apiKey: String = "demo-key",
+        secureMediaHost: String? = nil,
+        secureMediaMode: SecureMediaMode = .embedded,
+        fatProvider: @escaping @Sendable () -> String? = { nil },
+        userTokenProvider: @escaping @Sendable () -> String? = { nil }
+    ) {
+        self.baseURL = baseURL
+        self.appID = appID
+        self.apiKey = apiKey
+        self.secureMediaHost = secureMediaHost ?? Self.authority(of: baseURL) ?? ""
+        self.secureMediaMode = secureMediaMode
+        self.fatProvider = fatProvider
+        self.userTokenProvider = userTokenProvider
+    }
+
+    /// `host[:port]` of a URL, lower-cased; nil without a host.
+    static func authority(of url: URL) -> String? {
+        guard let host = URLComponents(url: url, resolvingAgainstBaseURL: true)?.host?.lowercased(), !host.isEmpty
+        else { return nil }
+        return url.port.map { "\(host):\($0)" } ?? host
+    }
+}

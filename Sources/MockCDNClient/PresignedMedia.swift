@@ -1,0 +1,111 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// CometChat's `fetchPresignedUrl(for:)`: a ~5-minute SigV4 link for a media URL, for image loaders and
+/// players that cannot add headers; and a loader that reads through one, fetching a fresh link once when
+/// the first answers 403 (an expired link).
+public struct PresignedMedia: Sendable {
+    public let configuration: MockCDNClientConfiguration
+    let session: URLSession
+
+    public init(configuration: MockCDNClientConfiguration, session: URLSession = .shared) {
+        self.configuration = configuration
+        self.session = session
+    }
+
+    private struct PresignAnswer: Decodable {
+        let url: String
+    }
+
+    private struct ErrorAnswer: Decodable {
+        struct Body: Decodable {
+            let code: String
+            let message: String
+        }
+
+        let error: Body
+    }
+
+    /// A presigned URL for `url`; never cache it (it expires in about 5 minutes).
+    ///
+    /// - Parameter url: a media URL of the app (`{base}/{app}/{key}`); any query it has is ignored.
+    /// - Returns: the presigned URL.
+    /// - Throws: `MockCDNClientError` `.notLoggedIn` (no or refused FAT), `.invalidURL`, `.network`,
+    ///   `.invalidResponse`.
+    public func fetchPresignedURL(for url: URL) async throws(MockCDNClientError) -> URL {
+        let secureMedia = SecureMedia(configuration: self.configuration)
+        guard let fat = secureMedia.decodedFat else { throw .notLoggedIn("no File Access Token: log in first") }
+        let endpoint = self.configuration.baseURL.appendingPathComponent("v1/apps/\(self.configuration.appID)/presign")
+        var request = URLRequest(url: endpoint)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue(fat, forHTTPHeaderField: SecureMedia.fatName)
+        request.httpBody = try? JSONEncoder().encode(["url": url.absoluteString])
+        let (data, status) = try await self.send(request)
+        switch status {
+        case 200:
+            guard let answer = try? JSONDecoder().decode(PresignAnswer.self, from: data),
+                let presigned = URL(string: answer.url)
+            else { throw .invalidResponse("the presign answer is not {\"url\":...}") }
+            return presigned
+        case 401: throw .notLoggedIn(Self.message(data) ?? "the server refused the File Access Token")
+        case 400 where Self.code(data) == "ERR_INVALID_URL":
+            throw .invalidURL(Self.message(data) ?? "not a media URL of this app")
+        default: throw .invalidResponse("presign answered \(status): \(Self.message(data) ?? "")")
+        }
+    }
+
+    /// The completion-handler form of `fetchPresignedURL(for:)`, for code that is not async.
+    public func fetchPresignedURL(
+        for url: URL,
+        completion: @escaping @Sendable (Result<URL, MockCDNClientError>) -> Void
+    ) {
+        Task {
+            do throws(MockCDNClientError) {
+                completion(.success(try await self.fetchPresignedURL(for: url)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
+    /// Reads a media URL through a fresh presigned URL; when that answers 403 (expired), fetches a new
+    /// presigned URL and retries exactly once.
+    ///
+    /// - Parameter url: the media URL.
+    /// - Returns: the bytes.
+    /// - Throws: `MockCDNClientError`; `.invalidResponse` when the retry is refused too.
+    public func loadMedia(from url: URL) async throws(MockCDNClientError) -> Data {
+        var attempt = 0
+        while true {
+            let presigned = try await self.fetchPresignedURL(for: url)
+            let (data, status) = try await self.send(URLRequest(url: presigned))
+            if status == 200 || status == 206 { return data }
+            guard status == 403, attempt == 0 else {
+                throw .invalidResponse("the presigned URL answered \(status)")
+            }
+            attempt += 1
+        }
+    }
+
+    func send(_ request: URLRequest) async throws(MockCDNClientError) -> (Data, Int) {
+        do {
+            let (data, response) = try await self.session.data(for: request)
+            guard let http = response as? HTTPURLResponse else { throw MockCDNClientError.invalidResponse("not HTTP") }
+            return (data, http.statusCode)
+        } catch let error as MockCDNClientError {
+            throw error
+        } catch {
+            throw .network(error.localizedDescription)
+        }
+    }
+
+    static func message(_ data: Data) -> String? {
+        (try? JSONDecoder().decode(ErrorAnswer.self, from: data))?.error.message
+    }
+
+    static func code(_ data: Data) -> String? { (try? JSONDecoder().decode(ErrorAnswer.self, from: data))?.error.code }
+}
