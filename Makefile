@@ -8,7 +8,7 @@ APT_PACKAGES := pkg-config libssl-dev libvips-dev
 PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator
 SERVE_FLAGS ?=
 
-.PHONY: deps py-deps build release serve test test-swift test-compat openapi-check format format-check bench-startup \
+.PHONY: deps py-deps build release serve test test-swift test-compat client-isolation openapi-check format format-check bench-startup \
 	bench-upload bench-resize clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
@@ -37,7 +37,7 @@ serve: deps
 	$(SWIFT) run mockcdn serve $(SERVE_FLAGS)
 
 ## test: every test suite the project has.
-test: deps py-deps format-check openapi-check test-swift test-compat
+test: deps py-deps format-check openapi-check client-isolation test-swift test-compat
 
 test-swift:
 	$(SWIFT) test --parallel
@@ -46,6 +46,15 @@ test-swift:
 test-compat: deps py-deps
 	$(SWIFT) build --product mockcdn
 	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q Tests/compat
+
+## client-isolation: MockCDNClient builds on its own: no server, Hummingbird or NIO module is compiled.
+client-isolation:
+	rm -rf .build-client
+	$(SWIFT) build --target MockCDNClient --scratch-path .build-client > /dev/null
+	@extra=$$(find .build-client -name '*.swiftmodule' -path '*Modules*' ! -name 'MockCDNClient.swiftmodule'); \
+		if [ -n "$$extra" ]; then echo "MockCDNClient pulled in: $$extra"; exit 1; fi; \
+		echo "MockCDNClient builds alone"
+	rm -rf .build-client
 
 ## openapi-check: openapi.yaml is a valid OpenAPI 3.1 document.
 openapi-check: py-deps

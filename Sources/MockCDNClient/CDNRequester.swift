@@ -7,10 +7,14 @@ import FoundationNetworking
 /// A request for CDN content, as Stream's `CDNRequest`: the (possibly rewritten) URL, headers to send,
 /// and the key an image cache should store it under.
 public struct CDNRequest: Sendable, Equatable {
+    /// Where to read from (possibly rewritten: resize parameters, no `fat`).
     public var url: URL
+    /// Headers to send, e.g. `fat` in header-based mode.
     public var headers: [String: String]?
+    /// The key an image cache stores the answer under; nil for the URL itself.
     public var cachingKey: String?
 
+    /// A request for `url`, with optional headers and caching key.
     public init(url: URL, headers: [String: String]? = nil, cachingKey: String? = nil) {
         self.url = url
         self.headers = headers
@@ -27,19 +31,26 @@ public struct CDNRequest: Sendable, Equatable {
 
 /// A server-side resize, in pixels; a nil side follows the aspect ratio.
 public struct CDNImageResize: Sendable, Equatable {
+    /// Stream's `resize`: clip (fit inside, never enlarge), crop (cover and cut), scale (exact), fill (pad).
     public enum Mode: String, Sendable {
         case clip, crop, scale, fill
     }
 
+    /// Stream's `crop` anchor for `resize=crop`.
     public enum Crop: String, Sendable {
         case center, top, bottom, left, right
     }
 
+    /// Target width in pixels; nil sends `w=*` (follows the aspect ratio).
     public var width: Int?
+    /// Target height in pixels; nil sends `h=*`.
     public var height: Int?
+    /// Sent as `resize` only when set (the server defaults to clip).
     public var mode: Mode?
+    /// Sent as `crop` only when set (the server defaults to center).
     public var crop: Crop?
 
+    /// A resize; every part optional.
     public init(width: Int? = nil, height: Int? = nil, mode: Mode? = nil, crop: Crop? = nil) {
         self.width = width
         self.height = height
@@ -48,15 +59,20 @@ public struct CDNImageResize: Sendable, Equatable {
     }
 }
 
+/// Options of an image read, as Stream's `ImageRequestOptions`.
 public struct ImageRequestOptions: Sendable, Equatable {
+    /// The server-side resize to ask for; nil reads the original.
     public var resize: CDNImageResize?
 
+    /// Options with an optional resize.
     public init(resize: CDNImageResize? = nil) {
         self.resize = resize
     }
 }
 
+/// Options of a file read, as Stream's `FileRequestOptions` (none yet).
 public struct FileRequestOptions: Sendable, Equatable {
+    /// No options.
     public init() {}
 }
 
@@ -79,12 +95,14 @@ public protocol CDNRequester: Sendable {
 /// `w`, `h`, `resize`, `crop`, so links that differ in signature, expiry, `fat` or `X-Amz-*` share one
 /// cache entry. In header-based secure-media mode the FAT goes in a header. Other hosts pass untouched.
 public struct MockCDNRequester: CDNRequester {
+    /// Server, app and credentials.
     public let configuration: MockCDNClientConfiguration
 
     /// The parameters a cached image is told apart by.
     public static let cachingParameters = ["crop", "h", "resize", "w"]
     static let resizeParameters: Set<String> = ["w", "h", "resize", "crop", "ro"]
 
+    /// A requester for `configuration`.
     public init(configuration: MockCDNClientConfiguration) {
         self.configuration = configuration
     }
@@ -120,6 +138,7 @@ public struct MockCDNRequester: CDNRequester {
         return self.secured(CDNRequest(url: url))
     }
 
+    /// The completion-handler form of `imageRequest(for:options:)` (`CDNRequester`).
     public func imageRequest(
         for url: URL,
         options: ImageRequestOptions,
@@ -128,6 +147,7 @@ public struct MockCDNRequester: CDNRequester {
         completion(.success(self.imageRequest(for: url, options: options)))
     }
 
+    /// The completion-handler form of `fileRequest(for:options:)` (`CDNRequester`).
     public func fileRequest(
         for url: URL,
         options: FileRequestOptions,

@@ -11,6 +11,7 @@ public struct UploadedFile: Sendable, Equatable {
     /// The signed thumbnail link (images).
     public var thumbnailURL: URL?
 
+    /// A result with a file link and, for images, a thumbnail link.
     public init(fileURL: URL, thumbnailURL: URL? = nil) {
         self.fileURL = fileURL
         self.thumbnailURL = thumbnailURL
@@ -19,19 +20,23 @@ public struct UploadedFile: Sendable, Equatable {
 
 /// How an upload is made, as Stream's `AttachmentUploadOptions`.
 public struct AttachmentUploadOptions: Sendable {
+    /// Which Stream endpoint and policy: `image` (sniffed image types, thumbnail) or `file`.
     public enum Kind: String, Sendable {
         case image, file
     }
 
+    /// Image or file.
     public var kind: Kind
     /// `type:id` of the channel to upload to (the uploader joins it); nil for `/api/v2/uploads`.
     public var channel: String?
     /// The name the server stores (default: the file's name, or `file`).
     public var fileName: String?
+    /// The declared type of the part; the server sniffs the bytes and defers to them when missing.
     public var mimeType: String?
     /// Called with the fraction sent, 0...1, as the body goes out.
     public var progress: (@Sendable (Double) -> Void)?
 
+    /// Upload options; a file upload to `/api/v2/uploads/file` by default.
     public init(
         kind: Kind = .file,
         channel: String? = nil,
@@ -60,8 +65,10 @@ public protocol CDNStorage: Sendable {
 /// Uploads to and deletes from MockCDN's Stream-compatible endpoints with the user token, streaming the
 /// multipart body from a temporary file so progress is real and memory stays flat.
 public struct MockCDNStorage: CDNStorage {
+    /// Server, app and credentials.
     public let configuration: MockCDNClientConfiguration
 
+    /// A storage for `configuration`.
     public init(configuration: MockCDNClientConfiguration) {
         self.configuration = configuration
     }
@@ -117,6 +124,7 @@ public struct MockCDNStorage: CDNStorage {
         }
     }
 
+    /// The completion-handler form of `upload(localURL:options:)` (`CDNStorage`).
     public func uploadAttachment(
         localUrl: URL,
         options: AttachmentUploadOptions,
@@ -131,6 +139,7 @@ public struct MockCDNStorage: CDNStorage {
         }
     }
 
+    /// The completion-handler form of `delete(remoteURL:)` (`CDNStorage`); nil on success.
     public func deleteAttachment(remoteUrl: URL, completion: @escaping @Sendable ((any Error)?) -> Void) {
         Task {
             do {

@@ -11,10 +11,15 @@ public struct MockCDNClient: Sendable {
     /// The version of the wire contract this client speaks.
     public static let contractVersion = 1
 
+    /// Server, app and credentials.
     public let configuration: MockCDNClientConfiguration
+    /// CometChat's secure-media helpers: the FAT in the URL or in a header.
     public let secureMedia: SecureMedia
+    /// Presigned URLs and the loader that retries once on 403.
     public let presigned: PresignedMedia
+    /// Stream's `CDNStorage`: upload and delete.
     public let storage: MockCDNStorage
+    /// Stream's `CDNRequester`: image and file requests.
     public let requester: MockCDNRequester
 
     /// - Parameters:

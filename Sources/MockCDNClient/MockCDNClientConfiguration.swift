@@ -12,12 +12,14 @@ public enum SecureMediaMode: Int, Sendable {
 public struct MockCDNClientConfiguration: Sendable {
     /// The server, e.g. `http://127.0.0.1:8080`.
     public var baseURL: URL
+    /// The app id: the first path segment of its media URLs.
     public var appID: String
     /// The app's API key (Stream's `api_key` query parameter).
     public var apiKey: String
     /// `host[:port]` whose media needs the FAT (CometChat's `SECURED_MEDIA_HOST`); by default the base
     /// URL's.
     public var secureMediaHost: String
+    /// Where the FAT goes: the URL (embedded) or a header.
     public var secureMediaMode: SecureMediaMode
     /// The current File Access Token, or nil when nobody is logged in. May be percent-encoded.
     public var fatProvider: @Sendable () -> String?

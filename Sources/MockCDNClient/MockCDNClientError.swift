@@ -32,5 +32,6 @@ public struct MockCDNClientError: Error, Sendable, Equatable, CustomStringConver
     /// Errors are equal when they are of the same kind, whatever the detail.
     public static func == (lhs: MockCDNClientError, rhs: MockCDNClientError) -> Bool { lhs.kind == rhs.kind }
 
+    /// The detail.
     public var description: String { self.detail }
 }

@@ -8,9 +8,11 @@ import FoundationNetworking
 /// players that cannot add headers; and a loader that reads through one, fetching a fresh link once when
 /// the first answers 403 (an expired link).
 public struct PresignedMedia: Sendable {
+    /// Server, app and credentials.
     public let configuration: MockCDNClientConfiguration
     let session: URLSession
 
+    /// Presigned media for `configuration`, over `session`.
     public init(configuration: MockCDNClientConfiguration, session: URLSession = .shared) {
         self.configuration = configuration
         self.session = session

@@ -7,11 +7,13 @@ import FoundationNetworking
 /// CometChat's secure-media helpers (`Utils.shared` and `createHeaderBasedMediaRequest(for:)`): where the
 /// File Access Token goes, and how URLs carrying one are cleaned.
 public struct SecureMedia: Sendable {
+    /// Server, app and credentials.
     public let configuration: MockCDNClientConfiguration
 
     /// The name of the FAT header and query parameter.
     public static let fatName = "fat"
 
+    /// Helpers for `configuration`.
     public init(configuration: MockCDNClientConfiguration) {
         self.configuration = configuration
     }

@@ -154,3 +154,25 @@ struct URLHelperTests {
         #expect(plain.headers == nil && plain.url.absoluteString.hasSuffix("?fat=x"))
     }
 }
+
+@Suite("Client isolation")
+struct ClientIsolationTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    @Test("MockCDNClient imports Foundation only and its target depends on nothing")
+    func foundationOnly() throws {
+        let folder = Self.root.appendingPathComponent("Sources/MockCDNClient")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
+        #expect(files.count >= 5)
+        for file in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let imports = text.split(separator: "\n").filter { $0.hasPrefix("import ") }.map { $0.dropFirst(7) }
+            #expect(imports.allSatisfy { $0 == "Foundation" || $0 == "FoundationNetworking" }, "\(file): \(imports)")
+        }
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let start = try #require(manifest.range(of: #"name: "MockCDNClient","#))
+        let target = manifest[start.upperBound...].prefix { $0 != ")" }
+        #expect(!target.contains("dependencies"), "MockCDNClient must not depend on anything: \(target)")
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import MockCDNClient
+import MockCDNCore
+import MockCDNServer
+import MockCDNTesting
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The client against a real server started with MockCDNTesting; the server's journal and answers are
+/// the witnesses.
+@Suite("Client end to end")
+struct ClientEndToEndTests {
+    static let demo = try! MediaApp(.demo)
+
+    static func fat(user: String = "alice") -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return FileAccessToken.issue(
+            FileAccessClaims(appID: "demo", userID: user, issuedAt: now, expiresAt: now + 3600),
+            key: demo.secretKey
+        )
+    }
+
+    static func client(
+        _ server: RunningMockCDN,
+        mode: SecureMediaMode = .embedded,
+        fat: String? = ClientEndToEndTests.fat()
+    ) -> MockCDNClient {
+        MockCDNClient(
+            configuration: MockCDNClientConfiguration(
+                baseURL: server.baseURL,
+                secureMediaMode: mode,
+                fatProvider: { fat.map { PercentEncodingForTests.encode($0) } },
+                userTokenProvider: { JWT.sign(["user_id": "alice"], secret: AppConfiguration.demo.apiSecret) }
+            )
+        )
+    }
+
+    static func run(_ body: @Sendable (RunningMockCDN) async throws -> Void) async throws {
+        try await MockCDNTestServer.withRunning { try await body($0) }
+    }
+
+    static func journal(_ server: RunningMockCDN, _ filter: String = "") async throws -> [[String: Any]] {
+        let (data, _) = try await URLSession.shared.data(from: server.url("/_mockcdn/requests" + filter))
+        return try #require(
+            (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["requests"] as? [[String: Any]]
+        )
+    }
+
+    static func send(_ request: URLRequest) async throws -> (Data, Int) {
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
+    }
+
+    static func advanceClock(_ server: RunningMockCDN, _ seconds: Int) async throws {
+        var request = URLRequest(url: server.url("/_mockcdn/clock/advance"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"seconds":\#(seconds)}"#.utf8)
+        #expect(try await Self.send(request).1 == 200)
+    }
+
+    static func addFault(_ server: RunningMockCDN, _ json: String) async throws {
+        var request = URLRequest(url: server.url("/_mockcdn/faults"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(json.utf8)
+        #expect(try await Self.send(request).1 == 201)
+    }
+
+    @Test("embedded mode sends the FAT in the query; header-based mode never does")
+    func modes() async throws {
+        try await Self.run { server in
+            let client = Self.client(server)
+            let uploaded = try await client.storage.upload(data: Data("hello".utf8), options: .init(fileName: "h.txt"))
+            let media = URL(string: String(uploaded.fileURL.absoluteString.prefix { $0 != "?" }))!
+
+            let embedded = client.secureMedia.embeddingFat(in: media)
+            #expect(try await Self.send(URLRequest(url: embedded)) == (Data("hello".utf8), 200))
+            let header = Self.client(server, mode: .headerBased)
+            let headerRequest = header.secureMedia.createHeaderBasedMediaRequest(for: embedded)
+            #expect(try await Self.send(headerRequest) == (Data("hello".utf8), 200))
+            let file = header.requester.fileRequest(for: embedded)
+            #expect(try await Self.send(file.urlRequest) == (Data("hello".utf8), 200))
+
+            let reads = try await Self.journal(server, "?method=GET")
+            #expect(reads.map { $0["credential"] as? String } == ["fat-query", "fat-header", "fat-header"])
+            #expect(reads.map { $0["query"] as? String } == ["fat=REDACTED", "", ""])
+        }
+    }
+
+    @Test("an expired presigned URL is 403, and the loader's one retry with a fresh URL succeeds")
+    func presignedRetry() async throws {
+        try await Self.run { server in
+            let client = Self.client(server)
+            let uploaded = try await client.storage.upload(data: Data("pixels".utf8), options: .init(fileName: "p.txt"))
+            let media = URL(string: String(uploaded.fileURL.absoluteString.prefix { $0 != "?" }))!
+
+            let presigned = try await client.presigned.fetchPresignedURL(for: media)
+            #expect(try await Self.send(URLRequest(url: presigned)).1 == 200)
+            try await Self.advanceClock(server, 301)
+            #expect(try await Self.send(URLRequest(url: presigned)).1 == 403)
+
+            // The next presigned read answers 403 once (as an expired link does); the loader fetches a new
+            // link and retries exactly once.
+            try await Self.addFault(
+                server,
+                #"{"match":{"method":"GET","path":"/demo/","query":"X-Amz-Signature"},"times":1,"action":{"status":403}}"#
+            )
+            #expect(try await client.presigned.loadMedia(from: media) == Data("pixels".utf8))
+            let after = try await Self.journal(server)
+            let tail = after.suffix(4).map { "\($0["method"] as? String ?? "") \($0["status"] as? Int ?? 0)" }
+            #expect(tail == ["POST 200", "GET 403", "POST 200", "GET 200"])
+
+            // Two refusals in a row: one retry only, then the error.
+            try await Self.addFault(
+                server,
+                #"{"match":{"method":"GET","query":"X-Amz-Signature"},"times":2,"action":{"status":403}}"#
+            )
+            await #expect(throws: MockCDNClientError.invalidResponse) {
+                try await client.presigned.loadMedia(from: media)
+            }
+        }
+    }
+
+    @Test("presign errors: not logged in, invalid URL; the completion-handler form works too")
+    func presignErrors() async throws {
+        try await Self.run { server in
+            let client = Self.client(server)
+            let uploaded = try await client.storage.upload(data: Data("x".utf8), options: .init(fileName: "x.txt"))
+            let media = URL(string: String(uploaded.fileURL.absoluteString.prefix { $0 != "?" }))!
+            await #expect(throws: MockCDNClientError.notLoggedIn) {
+                try await Self.client(server, fat: nil).presigned.fetchPresignedURL(for: media)
+            }
+            await #expect(throws: MockCDNClientError.notLoggedIn) {
+                try await Self.client(server, fat: "garbage").presigned.fetchPresignedURL(for: media)
+            }
+            await #expect(throws: MockCDNClientError.invalidURL) {
+                try await client.presigned.fetchPresignedURL(for: URL(string: "http://elsewhere.example/demo/x")!)
+            }
+            let result = await withCheckedContinuation { continuation in
+                client.presigned.fetchPresignedURL(for: media) { continuation.resume(returning: $0) }
+            }
+            let url = try result.get()
+            #expect(url.absoluteString.contains("X-Amz-Signature="))
+            let offline = MockCDNClient(
+                configuration: MockCDNClientConfiguration(
+                    baseURL: URL(string: "http://127.0.0.1:1")!,
+                    fatProvider: { "a.b" }
+                )
+            )
+            await #expect(throws: MockCDNClientError.network) {
+                try await offline.presigned.fetchPresignedURL(for: media)
+            }
+        }
+    }
+
+    @Test("a 5 MiB upload reports at least 3 increasing progress values; delete makes the link 404")
+    func uploadProgressAndDelete() async throws {
+        try await Self.run { server in
+            let client = Self.client(server)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "mockcdn-client-\(UUID().uuidString).bin"
+            )
+            defer { try? FileManager.default.removeItem(at: file) }
+            let bytes = Data((0..<(5 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            try bytes.write(to: file)
+            let reported = Mutex<[Double]>([])
+            let uploaded = try await client.storage.upload(
+                localURL: file,
+                options: .init(
+                    kind: .file,
+                    channel: "messaging:general",
+                    progress: { value in reported.withLock { $0.append(value) } }
+                )
+            )
+            let values = reported.withLock { $0 }
+            #expect(Set(values).count >= 3, "\(values)")
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 }, "\(values)")
+            #expect(values.last == 1)
+            #expect(uploaded.fileURL.absoluteString.contains("/demo/attachments/"))
+            let (read, status) = try await Self.send(URLRequest(url: uploaded.fileURL))
+            #expect(status == 200 && read == bytes)
+
+            let image = try await client.storage.upload(
+                data: Data(try Data(contentsOf: Fixture.path("media/sample.png"))),
+                options: .init(kind: .image, fileName: "s.png", mimeType: "image/png")
+            )
+            #expect(image.thumbnailURL != nil)
+            let resized = client.requester.imageRequest(for: image.fileURL, options: .init(resize: .init(width: 64)))
+            #expect(try await Self.send(resized.urlRequest).1 == 200)
+
+            try await client.storage.delete(remoteURL: uploaded.fileURL)
+            #expect(try await Self.send(URLRequest(url: uploaded.fileURL)).1 == 404)
+            let done = await withCheckedContinuation { continuation in
+                client.storage.deleteAttachment(remoteUrl: uploaded.fileURL) {
+                    continuation.resume(returning: $0 == nil)
+                }
+            }
+            #expect(!done, "a second delete reports the 404")
+        }
+    }
+
+    @Test("cancelling an upload in flight ends it with CancellationError")
+    func cancellation() async throws {
+        try await Self.run { server in
+            let client = Self.client(server)
+            try await Self.addFault(server, #"{"match":{"method":"POST"},"action":{"throttle_bytes_per_sec":1048576}}"#)
+            let task = Task {
+                try await client.storage.upload(data: Data(count: 1024 * 1024), options: .init(fileName: "slow.bin"))
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            task.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await task.value }
+            // (Bytes already in the socket buffers still reach the server: a cancel cannot unsend them.)
+        }
+    }
+}
+
+/// RFC 3986 encoding for the FAT providers (the client decodes what it is given).
+enum PercentEncodingForTests {
+    static func encode(_ text: String) -> String {
+        text.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(
+                charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+            )
+        ) ?? text
+    }
+}
+
+/// Files under `Fixtures/` in the repository.
+enum Fixture {
+    static func path(_ path: String) -> URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures").appendingPathComponent(path)
+    }
+}
