@@ -217,6 +217,17 @@ struct ServeConfigTests {
         #expect(String(decoding: beta, as: UTF8.self).contains("BEGIN PUBLIC KEY"))
     }
 
+    @Test("the shipped example config serves its two apps with their settings")
+    func shippedExample() async throws {
+        let server = try ServerProcess.start(["--config", "Fixtures/config/example.yaml"])
+        defer { server.stop() }
+        let (settings, acme) = try await server.send("/v1/apps/acme/settings")
+        #expect(settings == 200)
+        #expect(String(decoding: acme, as: UTF8.self).contains(#""PRESIGNED_URL_TTL":120"#))
+        #expect(try await server.send("/v1/apps/beta/keys").0 == 200)
+        #expect(try await server.send("/v1/apps/demo/keys").0 == 200)
+    }
+
     @Test(
         "a malformed config fails at start with the file, the place and the reason",
         arguments: [
