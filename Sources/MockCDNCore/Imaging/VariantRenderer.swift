@@ -126,13 +126,16 @@ public enum VariantRenderer {
 }
 
 extension Vips.OutputFormat {
-    /// The MIME type of files in this format.
-    public var mimeType: String {
+    /// The file format this output is.
+    public var imageFormat: ImageFormat {
         switch self {
-        case .jpeg: "image/jpeg"
-        case .png: "image/png"
-        case .webp: "image/webp"
-        case .gif: "image/gif"
+        case .jpeg: .jpeg
+        case .png: .png
+        case .webp: .webp
+        case .gif: .gif
         }
     }
+
+    /// The MIME type of files in this format.
+    public var mimeType: String { self.imageFormat.mimeType }
 }

@@ -66,28 +66,19 @@ struct TestControlMiddleware: RouterMiddleware {
             } catch let error as any HTTPResponseError {
                 response = try error.response(from: request, context: context)
             } catch {
-                self.finish(
+                self.answered(entry, request: request, context: context, status: 500)
+                Self.complete(
                     entry,
-                    context: context,
-                    method: request,
-                    status: 500,
                     received: received,
-                    sent: 0,
-                    started: started
+                    sent: ByteCount(),
+                    started: started,
+                    metrics: self.metrics,
+                    upload: false
                 )
                 throw error
             }
         }
-        let status = Int(response.status.code)
-        entry.update {
-            $0.status = status
-            $0.credential = context.record.credential
-        }
-        self.metrics.request(
-            route: context.endpointPath ?? "unmatched",
-            method: request.method.rawValue,
-            status: status
-        )
+        self.answered(entry, request: request, context: context, status: Int(response.status.code))
 
         let shape = BodyShape(
             throttle: throttle,
@@ -114,15 +105,8 @@ struct TestControlMiddleware: RouterMiddleware {
         return response
     }
 
-    private func finish(
-        _ entry: Journal.Entry,
-        context: AppRequestContext,
-        method request: Request,
-        status: Int,
-        received: ByteCount,
-        sent: Int,
-        started: ContinuousClock.Instant
-    ) {
+    /// Records the status and the credential source, and counts the request for `/metrics`.
+    private func answered(_ entry: Journal.Entry, request: Request, context: AppRequestContext, status: Int) {
         entry.update {
             $0.status = status
             $0.credential = context.record.credential
@@ -131,14 +115,6 @@ struct TestControlMiddleware: RouterMiddleware {
             route: context.endpointPath ?? "unmatched",
             method: request.method.rawValue,
             status: status
-        )
-        Self.complete(
-            entry,
-            received: received,
-            sent: ByteCount(),
-            started: started,
-            metrics: self.metrics,
-            upload: false
         )
     }
 
