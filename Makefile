@@ -9,7 +9,7 @@ PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator
 SERVE_FLAGS ?=
 
 .PHONY: deps py-deps build release serve test test-swift test-compat client-isolation openapi-check format format-check bench-startup \
-	bench-upload bench-resize clean
+	bench-upload bench-resize bench clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
 deps:
@@ -72,6 +72,10 @@ bench-startup: release
 
 bench-upload: release
 	Benchmarks/upload-memory.sh
+
+## bench: every benchmark against its reference in one run; writes Benchmarks/results/latest.md.
+bench: deps
+	Benchmarks/bench.sh
 
 ## bench-resize: per-request resize over HTTP against the same libvips operation in process (needs deps).
 bench-resize: deps release

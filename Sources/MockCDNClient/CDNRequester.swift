@@ -112,7 +112,7 @@ public struct MockCDNRequester: CDNRequester {
         let authority = MockCDNClientConfiguration.authority(of: url)
         return authority != nil
             && (authority == MockCDNClientConfiguration.authority(of: self.configuration.baseURL)
-                || authority == self.configuration.secureMediaHost.lowercased())
+                || authority == MockCDNClientConfiguration.withoutDefaultPort(self.configuration.secureMediaHost))
     }
 
     /// The request for an image, resized as `options` says.

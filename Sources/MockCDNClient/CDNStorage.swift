@@ -255,7 +255,13 @@ final class UploadTask: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         queue.maxConcurrentOperationCount = 1
         let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: queue)
         defer { session.finishTasksAndInvalidate() }
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking's file upload can crash (a `try!` on a libcurl read error) when the task is
+        // cancelled mid-read, so on Linux the body goes from memory; Apple platforms stream the file.
+        let task = session.uploadTask(with: request, from: try Data(contentsOf: bodyFile))
+        #else
         let task = session.uploadTask(with: request, fromFile: bodyFile)
+        #endif
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 queue.addOperation {

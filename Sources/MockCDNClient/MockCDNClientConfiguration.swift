@@ -46,16 +46,29 @@ public struct MockCDNClientConfiguration: Sendable {
         self.baseURL = baseURL
         self.appID = appID
         self.apiKey = apiKey
-        self.secureMediaHost = secureMediaHost ?? Self.authority(of: baseURL) ?? ""
+        self.secureMediaHost = secureMediaHost.map(Self.withoutDefaultPort) ?? Self.authority(of: baseURL) ?? ""
         self.secureMediaMode = secureMediaMode
         self.fatProvider = fatProvider
         self.userTokenProvider = userTokenProvider
     }
 
-    /// `host[:port]` of a URL, lower-cased; nil without a host.
+    /// `host[:port]` of a URL, lower-cased, without the scheme's default port (as the server's
+    /// `SECURED_MEDIA_HOST` and browsers write it); nil without a host.
     static func authority(of url: URL) -> String? {
-        guard let host = URLComponents(url: url, resolvingAgainstBaseURL: true)?.host?.lowercased(), !host.isEmpty
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+            let host = components.host?.lowercased(), !host.isEmpty
         else { return nil }
-        return url.port.map { "\(host):\($0)" } ?? host
+        let scheme = components.scheme?.lowercased()
+        guard let port = url.port, !(scheme == "http" && port == 80), !(scheme == "https" && port == 443) else {
+            return host
+        }
+        return "\(host):\(port)"
+    }
+
+    /// `host[:port]` without a trailing `:80` or `:443`.
+    static func withoutDefaultPort(_ authority: String) -> String {
+        let lowered = authority.lowercased()
+        for port in [":80", ":443"] where lowered.hasSuffix(port) { return String(lowered.dropLast(port.count)) }
+        return lowered
     }
 }

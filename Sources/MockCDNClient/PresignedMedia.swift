@@ -101,7 +101,8 @@ public struct PresignedMedia: Sendable {
         } catch let error as MockCDNClientError {
             throw error
         } catch {
-            throw .network(error.localizedDescription)
+            let cancelled = error is CancellationError || (error as? URLError)?.code == .cancelled
+            throw .network(cancelled ? "cancelled" : error.localizedDescription)
         }
     }
 

@@ -35,7 +35,8 @@ public struct SecureMedia: Sendable {
     /// Whether `url` is on the secure media host.
     public func isSecureMediaURL(_ url: URL) -> Bool {
         !self.secureMediaHost.isEmpty
-            && MockCDNClientConfiguration.authority(of: url) == self.secureMediaHost.lowercased()
+            && MockCDNClientConfiguration.authority(of: url)
+                == MockCDNClientConfiguration.withoutDefaultPort(self.secureMediaHost)
     }
 
     /// True when a request for `url` should carry the `fat` header: header mode is enabled and the URL is

@@ -204,11 +204,27 @@ public struct ConfigurationFile: Decodable, Sendable {
         do {
             file = try YAMLDecoder().decode(ConfigurationFile.self, from: text)
         } catch let error as YamlError {
-            throw MockCDNError.invalidConfiguration("\(path): \(error)")
+            throw MockCDNError.invalidConfiguration("\(path): \(Self.describe(error))")
         } catch let error as DecodingError {
             throw MockCDNError.invalidConfiguration("\(path): \(Self.describe(error))")
         }
         return (file, url.deletingLastPathComponent())
+    }
+
+    /// The parser's problem and where it is, never the offending text: it may be a secret.
+    private static func describe(_ error: YamlError) -> String {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+            .composer(_, let problem, let mark, _):
+            return "line \(mark.line), column \(mark.column): \(problem)"
+        case .reader(let problem, let offset, _, _):
+            return "byte \(offset ?? 0): \(problem)"
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return
+                "line \(context.mark.line), column \(context.mark.column): duplicated keys \(duplicates.joined(separator: ", "))"
+        default:
+            return "not valid YAML"
+        }
     }
 
     private static func describe(_ error: DecodingError) -> String {
@@ -222,7 +238,7 @@ public struct ConfigurationFile: Decodable, Sendable {
             return "\(location(context.codingPath)): \(context.debugDescription)"
         case .dataCorrupted(let context):
             // A YAML syntax error arrives wrapped; the parser's own message carries line and column.
-            if let yaml = context.underlyingError as? YamlError { return "\(yaml)" }
+            if let yaml = context.underlyingError as? YamlError { return Self.describe(yaml) }
             return "\(location(context.codingPath)): \(context.debugDescription)"
         @unknown default: return "\(error)"
         }

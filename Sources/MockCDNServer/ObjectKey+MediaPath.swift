@@ -14,7 +14,7 @@ extension ObjectKey {
         let prefix = "/" + app + "/"
         guard path.hasPrefix(prefix) else { throw MockCDNError.invalidObjectKey("not a path of app \(app)") }
         let rest = path.dropFirst(prefix.count)
-        guard rest.utf8.count <= ObjectKey.maximumLength * 3, let decoded = String(rest).removingPercentEncoding else {
+        guard rest.utf8.count <= ObjectKey.maximumLength * 3, let decoded = PercentEncoding.decode(rest.utf8) else {
             throw MockCDNError.invalidObjectKey("the object key is not valid percent-encoded UTF-8")
         }
         try self.init(app + "/" + decoded)

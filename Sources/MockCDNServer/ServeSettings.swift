@@ -134,8 +134,8 @@ extension ServerConfiguration {
             configuration.adminToken = token
         }
         if let size = settings.journalSize {
-            guard (1...1_000_000).contains(size) else {
-                throw MockCDNError.invalidConfiguration("journal size must be 1...1000000")
+            guard (1...100_000).contains(size) else {
+                throw MockCDNError.invalidConfiguration("journal size must be 1...100000")
             }
             configuration.journalCapacity = size
         }

@@ -72,6 +72,7 @@ public struct ServerConfiguration: Sendable {
     /// Loopback binds leave the test-control routes open; any other address needs the admin token.
     public var bindsLoopbackOnly: Bool {
         let host = self.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        let numeric127 = host.hasPrefix("127.") && host.allSatisfy { $0.isNumber || $0 == "." }
+        return host == "localhost" || host == "::1" || numeric127
     }
 }

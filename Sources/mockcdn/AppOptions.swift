@@ -14,6 +14,12 @@ struct AppOptions: ParsableArguments {
     @Option(help: "Unix time to sign at, e.g. the server clock's `now` (default: the system clock).")
     var now: Int64?
 
+    func validate() throws {
+        if let now = self.now, !(0...253_402_300_799).contains(now) {
+            throw ValidationError("--now must be a Unix time within 1970...9999")
+        }
+    }
+
     func loadApp() throws -> MediaApp {
         do {
             return try CommandLineTools.app(

@@ -36,7 +36,10 @@ struct Sign: ParsableCommand {
     @OptionGroup var appOptions: AppOptions
 
     func validate() throws {
-        if let ttl = self.ttl, ttl < 1 { throw ValidationError("--ttl must be positive") }
+        if let ttl = self.ttl, !(1...(10 * 365 * 24 * 3600)).contains(ttl) {
+            throw ValidationError("--ttl must be 1...315360000 seconds (ten years)")
+        }
+        if self.url.contains("#") { throw ValidationError("the URL must not have a #fragment (it is never sent)") }
         if self.kind == .presign, self.resource != nil || self.sha256 {
             throw ValidationError("--resource and --sha256 apply to cloudfront only")
         }

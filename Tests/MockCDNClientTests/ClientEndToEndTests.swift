@@ -214,6 +214,21 @@ struct ClientEndToEndTests {
             task.cancel()
             await #expect(throws: CancellationError.self) { _ = try await task.value }
             // (Bytes already in the socket buffers still reach the server: a cancel cannot unsend them.)
+
+            // Cancelling at any moment, even while the body is being read, ends cleanly: no crash, no hang.
+            for delay in [0, 1, 2, 5, 10, 20] {
+                for _ in 0..<3 {
+                    let early = Task {
+                        try await client.storage.upload(
+                            data: Data(count: 300 * 1024),
+                            options: .init(fileName: "c.bin")
+                        )
+                    }
+                    try await Task.sleep(for: .milliseconds(delay))
+                    early.cancel()
+                    _ = try? await early.value
+                }
+            }
         }
     }
 }

@@ -76,6 +76,21 @@ struct URLHelperTests {
         }
     }
 
+    @Test("a default port written out or left out names the same secure host")
+    func defaultPorts() {
+        for (host, url) in [
+            ("cdn.example.com", "https://cdn.example.com:443/demo/a.png"),
+            ("cdn.example.com:443", "https://cdn.example.com/demo/a.png"),
+            ("cdn.example.com:80", "http://cdn.example.com/demo/a.png"),
+            ("CDN.example.com", "http://cdn.example.com:80/demo/a.png"),
+        ] {
+            let helper = SecureMedia(configuration: Self.configuration(.headerBased, host: host))
+            #expect(helper.shouldInjectFatHeader(for: Self.url(url)), "\(host) vs \(url)")
+        }
+        let helper = SecureMedia(configuration: Self.configuration(.headerBased, host: "cdn.example.com"))
+        #expect(!helper.shouldInjectFatHeader(for: Self.url("https://cdn.example.com:8443/demo/a.png")))
+    }
+
     @Test("embedded mode appends the percent-encoded FAT, replacing an old one; elsewhere nothing changes")
     func embedded() {
         let helper = SecureMedia(configuration: Self.configuration(.embedded))

@@ -175,7 +175,7 @@ struct ServeSettingsTests {
             (["MOCKCDN_PORT": "eighty"], ServeSettings(), "MOCKCDN_PORT must be an integer"),
             (["MOCKCDN_LOG_LEVEL": "loud"], ServeSettings(), "log level must be one of"),
             ([:], ServeSettings(adminToken: "short"), "admin token must be at least 16 characters"),
-            ([:], ServeSettings(journalSize: 0), "journal size must be 1...1000000"),
+            ([:], ServeSettings(journalSize: 0), "journal size must be 1...100000"),
             ([:], ServeSettings(variantCacheMB: -1), "variant cache must be 0...65536 MiB"),
         ]
     )

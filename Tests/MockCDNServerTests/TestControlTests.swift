@@ -120,9 +120,39 @@ struct TestControlTests {
             _ = try await server.addFault(#"{"match":{"method":"GET"},"probability":0,"action":{"status":418}}"#)
             #expect(try await HTTP.get(link).status == 200)
             #expect(try await HTTP.get(link + "&w=10").status == 500)
-            let clear = try await HTTP.send("DELETE", server.url("/_mockcdn/faults"))
+            // A catch-all rule never reaches the control routes, however the path is written.
+            _ = try await server.addFault(#"{"action":{"status":503}}"#)
+            #expect(
+                try await HTTP.get(URL(string: server.server.baseURL.absoluteString + "//_mockcdn/faults")!).status
+                    == 200
+            )
+            #expect(try await HTTP.get(server.url("/metrics")).status == 200)
+            let clear = try await HTTP.send(
+                "DELETE",
+                URL(string: server.server.baseURL.absoluteString + "//_mockcdn/faults")!
+            )
             #expect(clear.status == 204)
+            #expect(try await server.journal().allSatisfy { !(($0["path"] as? String) ?? "").contains("_mockcdn") })
             #expect(try await HTTP.get(link + "&w=10").status == 400)
+        }
+    }
+
+    @Test("a status fault on a bodiless status (204, 304) or a HEAD sends no body, so the connection stays sound")
+    func bodilessStatus() async throws {
+        try await DiskServer.run { server in
+            let link = try await Self.uploadFile(server, Media.text)
+            _ = try await server.addFault(
+                #"{"match":{"method":"GET"},"times":1,"action":{"status":204,"body":"HTTP/1.1 200 OK\r\n\r\nSMUGGLED"}}"#
+            )
+            _ = try await server.addFault(
+                #"{"match":{"method":"HEAD"},"times":1,"action":{"status":503,"body":"busy"}}"#
+            )
+            let first = try await HTTP.get(link)
+            #expect(first.status == 204 && first.body.isEmpty)
+            let second = try await HTTP.get(link)
+            #expect(second.status == 200 && second.body == Media.text)
+            let head = try await HTTP.send("HEAD", try #require(URL(string: link)))
+            #expect(head.status == 503 && head.body.isEmpty)
         }
     }
 

@@ -129,6 +129,12 @@ struct HelperCommandTests {
             (["sign", "cloudfront", "ftp://example.com/demo/x"], "is not an absolute http(s) URL"),
             (["sign", "presign", "http://127.0.0.1:8080/demo/x.jpg", "--sha256"], "apply to cloudfront only"),
             (["keys", "--config", "/nonexistent/mockcdn.yaml"], "cannot read"),
+            (["token", "fat", "--user-id", "a", "--now", "9223372036854775807"], "--now must be"),
+            (
+                ["sign", "cloudfront", "http://127.0.0.1:8080/demo/x.jpg", "--ttl", "9223372036854775807"],
+                "--ttl must be"
+            ),
+            (["sign", "cloudfront", "http://127.0.0.1:8080/demo/x.jpg?w=1#frag"], "must not have a #fragment"),
         ]
     )
     func badInput(_ arguments: [String], _ reason: String) throws {

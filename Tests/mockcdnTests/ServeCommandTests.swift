@@ -232,6 +232,7 @@ struct ServeConfigTests {
         "a malformed config fails at start with the file, the place and the reason",
         arguments: [
             ("apps:\n  - app_id: acme\n    api_key: [unclosed\n", "line"),
+            ("apps:\n  - app_id: acme\n    api_key: k\n    api_secret: [SUPERSECRET-value\n", "line 5"),
             ("apps:\n  - app_id: acme\n    api_secret: s\n", "apps[0].api_key: required key is missing"),
             ("apps:\n  - app_id: channels\n    api_key: k\n    api_secret: s\n", "app id \"channels\""),
             (
@@ -249,5 +250,6 @@ struct ServeConfigTests {
         #expect(status != 0)
         #expect(message.contains(config.path) || reason.hasPrefix("app id"), "\(message)")
         #expect(message.contains(reason), "\(message)")
+        #expect(!message.contains("SUPERSECRET"), "a YAML error echoed the secret: \(message)")
     }
 }

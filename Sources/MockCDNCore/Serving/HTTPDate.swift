@@ -10,13 +10,10 @@ public enum HTTPDate {
     /// - Parameter date: the date; fractions of a second are dropped.
     /// - Returns: the text.
     public static func format(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "GMT")!
-        let parts = calendar.dateComponents([.weekday, .day, .month, .year, .hour, .minute, .second], from: date)
-        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
-        return
-            "\(days[(parts.weekday ?? 1) - 1]), \(two(parts.day)) \(months[(parts.month ?? 1) - 1]) \(parts.year ?? 1970) "
-            + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) GMT"
+        let parts = UTCDate(unix: Int64(date.timeIntervalSince1970.rounded(.down)))
+        return "\(days[Int(parts.weekday)]), \(UTCDate.pad(parts.day, 2)) \(months[Int(parts.month) - 1]) "
+            + "\(UTCDate.pad(parts.year, 4)) \(UTCDate.pad(parts.hour, 2)):\(UTCDate.pad(parts.minute, 2)):"
+            + "\(UTCDate.pad(parts.second, 2)) GMT"
     }
 
     /// Parses IMF-fixdate; nil for anything else (a recipient then ignores the header). The obsolete
@@ -29,28 +26,22 @@ public enum HTTPDate {
         let fields = text.split(separator: " ")
         guard fields.count == 6, fields[0].count == 4, fields[0].hasSuffix(","), fields[5] == "GMT",
             days.contains(String(fields[0].dropLast())),
-            let day = Int(fields[1]), fields[1].count == 2,
+            let day = Int64(fields[1]), fields[1].count == 2,
             let monthIndex = months.firstIndex(of: String(fields[2])),
-            let year = Int(fields[3]), fields[3].count == 4
+            let year = Int64(fields[3]), fields[3].count == 4
         else { return nil }
         let time = fields[4].split(separator: ":")
         guard time.count == 3, time.allSatisfy({ $0.count == 2 }),
-            let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time[2]),
-            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+            let hour = Int64(time[0]), let minute = Int64(time[1]), let second = Int64(time[2]),
+            let unix = UTCDate.unix(
+                year: year,
+                month: Int64(monthIndex + 1),
+                day: day,
+                hour: hour,
+                minute: minute,
+                second: second
+            )
         else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "GMT")!
-        let components = DateComponents(
-            year: year,
-            month: monthIndex + 1,
-            day: day,
-            hour: hour,
-            minute: minute,
-            second: second
-        )
-        guard let date = calendar.date(from: components),
-            calendar.component(.day, from: date) == day  // rejects 31 Feb and the like
-        else { return nil }
-        return date
+        return Date(timeIntervalSince1970: TimeInterval(unix))
     }
 }

@@ -40,12 +40,17 @@ final class FaultInjector: Sendable {
         var hits = 0
     }
 
+    /// The most rules kept at once.
+    static let maximumRules = 1000
+
     /// Why a rule was refused.
     struct Invalid: Error {
         let message: String
     }
 
     private let state = Mutex<(rules: [Rule], next: Int)>(([], 1))
+    /// Read without the lock on every request, so the common case (no rules) costs nothing.
+    private let ruleCount = Atomic<Int>(0)
 
     /// Adds a rule after checking it.
     ///
@@ -74,12 +79,16 @@ final class FaultInjector: Sendable {
         if let method = match.method, method.isEmpty || method.count > 16 {
             throw Invalid(message: "match.method must be an HTTP method")
         }
-        return self.state.withLock { state in
+        return try self.state.withLock { state throws(Invalid) in
+            guard state.rules.count < Self.maximumRules else {
+                throw Invalid(message: "at most \(Self.maximumRules) fault rules; DELETE /_mockcdn/faults first")
+            }
             let id = "f\(state.next)"
             state.next += 1
             state.rules.append(
                 Rule(id: id, match: match, remaining: times, probability: probability, action: action)
             )
+            self.ruleCount.store(state.rules.count, ordering: .relaxed)
             return id
         }
     }
@@ -91,17 +100,23 @@ final class FaultInjector: Sendable {
         self.state.withLock { state in
             let before = state.rules.count
             state.rules.removeAll { $0.id == id }
+            self.ruleCount.store(state.rules.count, ordering: .relaxed)
             return state.rules.count != before
         }
     }
 
     func clear() {
-        self.state.withLock { $0.rules = [] }
+        self.state.withLock { state in
+            state.rules = []
+            self.ruleCount.store(0, ordering: .relaxed)
+        }
     }
 
     /// The first rule that matches and fires, counted as a hit; rules out of hits no longer match.
-    func fire(method: String, path: String, queryNames: Set<String>) -> Rule? {
-        self.state.withLock { state in
+    func fire(method: String, path: String, queryNames: @autoclosure () -> Set<String>) -> Rule? {
+        guard self.ruleCount.load(ordering: .relaxed) > 0 else { return nil }
+        let queryNames = queryNames()
+        return self.state.withLock { state in
             for index in state.rules.indices {
                 let rule = state.rules[index]
                 guard rule.remaining != 0, Self.matches(rule.match, method: method, path: path, queryNames: queryNames)

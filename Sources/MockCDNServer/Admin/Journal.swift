@@ -40,6 +40,12 @@ final class Journal: Sendable {
     /// Query parameters whose values are replaced by `REDACTED`.
     static let secretParameters: Set<String> = ["fat", "Signature", "X-Amz-Signature", "X-Amz-Security-Token"]
     static let defaultCapacity = 1000
+    /// The most characters of a path or query an entry keeps, so the ring's memory stays bounded.
+    static let maximumTextLength = 2048
+
+    static func bounded(_ text: String) -> String {
+        text.utf8.count <= maximumTextLength ? text : String(text.prefix(maximumTextLength)) + "…"
+    }
 
     let capacity: Int
     private let ring: Mutex<(entries: [Entry], next: Int, sequence: Int)>
@@ -56,8 +62,8 @@ final class Journal: Sendable {
             let entry = Entry(
                 sequence: ring.sequence,
                 method: method,
-                path: path,
-                query: Self.redacted(query),
+                path: Self.bounded(path),
+                query: Self.bounded(Self.redacted(query)),
                 state: state
             )
             if ring.entries.count < self.capacity {

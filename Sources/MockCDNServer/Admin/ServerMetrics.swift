@@ -1,4 +1,5 @@
 import Prometheus
+import Synchronization
 
 /// `GET /metrics`: requests by route, method and status; upload bytes; resize durations; variant cache
 /// hits and misses. Prometheus text format from swift-prometheus.
@@ -17,6 +18,8 @@ final class ServerMetrics: Sendable {
     private let resizeDuration: DurationHistogram
     private let cacheHits: Counter
     private let cacheMisses: Counter
+    /// The request counters by route, method and status, so a request finds its counter with one lookup.
+    private let requestCounters = Mutex<[String: Counter]>([:])
 
     init() {
         self.uploadBytes = self.registry.makeCounter(
@@ -62,10 +65,17 @@ final class ServerMetrics: Sendable {
     }
 
     func request(route: String, method: String, status: Int) {
-        self.registry.makeCounter(
-            descriptor: Self.requests,
-            labels: [("route", route), ("method", method), ("status", String(status))]
-        ).increment()
+        let key = route + " " + method + " " + String(status)
+        let counter = self.requestCounters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = self.registry.makeCounter(
+                descriptor: Self.requests,
+                labels: [("route", route), ("method", method), ("status", String(status))]
+            )
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     func uploaded(bytes: Int) { self.uploadBytes.increment(by: Int64(bytes)) }

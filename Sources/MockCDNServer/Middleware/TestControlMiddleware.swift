@@ -14,9 +14,22 @@ struct TestControlMiddleware: RouterMiddleware {
     let faults: FaultInjector
     let metrics: ServerMetrics
 
-    /// Routes that only tests and operators call: never journaled, never faulted.
-    static func isControl(_ path: String) -> Bool {
-        path == "/_mockcdn" || path.hasPrefix("/_mockcdn/") || path == "/metrics"
+    /// Routes that only tests and operators call: never journaled, never faulted. Decided by the route the
+    /// router matched, so `//_mockcdn/clock` (which the router also matches) is a control route too.
+    static func isControl(route: String?) -> Bool {
+        guard let route else { return false }
+        return route.hasPrefix("/_mockcdn/") || route == "/metrics"
+    }
+
+    /// Statuses that carry no body (RFC 9110): an injected body would corrupt a kept-alive connection.
+    static func allowsBody(_ status: Int, method: HTTPRequest.Method) -> Bool {
+        method != .head && status != 204 && status != 304 && status >= 200
+    }
+
+    /// Routes whose request bodies count as upload bytes.
+    static func isUpload(route: String?, method: HTTPRequest.Method) -> Bool {
+        guard method == .post, let route else { return false }
+        return route.hasSuffix("/image") || route.hasSuffix("/file") || route.hasSuffix("/media")
     }
 
     func handle(
@@ -25,7 +38,7 @@ struct TestControlMiddleware: RouterMiddleware {
         next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
         let path = request.uri.path
-        guard !Self.isControl(path) else { return try await next(request, context) }
+        guard !Self.isControl(route: context.endpointPath) else { return try await next(request, context) }
         let started = ContinuousClock.now
         let query = QueryItems(request.uri.query)
         let rule = self.faults.fire(
@@ -55,11 +68,14 @@ struct TestControlMiddleware: RouterMiddleware {
 
         var response: Response
         if let status = action.status {
-            response = Response(
-                status: HTTPResponse.Status(code: status),
-                headers: [.contentType: "text/plain; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: action.body ?? ""))
-            )
+            response =
+                Self.allowsBody(status, method: request.method)
+                ? Response(
+                    status: HTTPResponse.Status(code: status),
+                    headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: action.body ?? ""))
+                )
+                : Response(status: HTTPResponse.Status(code: status))
         } else {
             do {
                 response = try await next(request, context)
@@ -88,10 +104,11 @@ struct TestControlMiddleware: RouterMiddleware {
         let original = response.body
         // A reset drops the length so the body goes chunked and the cut shows as a broken chunked stream;
         // a truncation keeps the promised length and sends less.
-        let length = shape.resetAfter == nil ? original.contentLength : nil
-        if shape.resetAfter != nil { response.headers[.contentLength] = nil }
+        let chunked = shape.resetAfter != nil && Self.allowsBody(Int(response.status.code), method: request.method)
+        let length = chunked ? nil : original.contentLength
+        if chunked { response.headers[.contentLength] = nil }
         let metrics = self.metrics
-        let upload = request.method == .post
+        let upload = Self.isUpload(route: context.endpointPath, method: request.method)
         response.body = ResponseBody(contentLength: length) { writer in
             let sent = ByteCount()
             do {

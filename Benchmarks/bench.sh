@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `make bench`: every benchmark in one run, written to Benchmarks/results/latest.md. Installs what it lacks
+# (nginx, wrk, hyperfine with apt; moto[server] with pip). Pass --quick for 3 s wrk runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SUDO=$(command -v sudo >/dev/null && [ "$(id -u)" != 0 ] && echo sudo || true)
+missing=""
+for tool in nginx wrk hyperfine; do command -v "$tool" >/dev/null || missing="$missing $tool"; done
+if [ -n "$missing" ]; then
+    echo "installing$missing"
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+command -v moto_server >/dev/null || python3 -m pip install -q 'moto[server]'
+python3 -c 'import boto3' 2>/dev/null || python3 -m pip install -q boto3
+swift build -c release --product mockcdn
+mkdir -p Benchmarks/results .build/bench
+cc -O2 -o .build/bench/vips_resize Benchmarks/resize/vips_resize.c $(pkg-config --cflags --libs vips)
+seconds=10
+[ "${1:-}" = "--quick" ] && seconds=3
+{
+    echo "# MockCDN benchmarks ($(date -u +%Y-%m-%d), $(git rev-parse --short HEAD))"
+    echo
+    echo "## Signed GETs, startup, idle memory"
+    echo
+    python3 Benchmarks/bench.py --seconds "$seconds"
+    echo
+    echo "## Upload (100 MiB, --data-dir)"
+    echo
+    python3 Benchmarks/upload_memory.py
+    echo
+    echo "## Resize"
+    echo
+    python3 Benchmarks/resize.py --reference .build/bench/vips_resize --wrk-seconds "$seconds"
+} | tee Benchmarks/results/latest.md
