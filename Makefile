@@ -9,7 +9,7 @@ PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator
 SERVE_FLAGS ?=
 
 .PHONY: deps py-deps build release serve test test-swift test-compat client-isolation openapi-check format format-check bench-startup \
-	bench-upload bench-resize bench clean
+	bench-upload bench-resize bench soak clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
 deps:
@@ -72,6 +72,12 @@ bench-startup: release
 
 bench-upload: release
 	Benchmarks/upload-memory.sh
+
+## soak: the longer reliability runs: 60 s of mixed load (the 10 s version runs in make test).
+soak: deps py-deps
+	$(SWIFT) build --product mockcdn
+	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn MOCKCDN_LOAD_SECONDS=60 python3 -m pytest -q -s Tests/compat/test_load.py
+	Tests/schemathesis.sh
 
 ## bench: every benchmark against its reference in one run; writes Benchmarks/results/latest.md.
 bench: deps

@@ -119,15 +119,15 @@ func addRoutes(
     services: ServerServices,
     configuration: ServerConfiguration
 ) {
-    router.add(middleware: corsMiddleware())
-    router.add(middleware: CORSExposeHeadersMiddleware(exposedHeaders: exposedHeaders.joined(separator: ", ")))
-    router.add(
+    _ = router.add(middleware: corsMiddleware())
+    _ = router.add(middleware: CORSExposeHeadersMiddleware(exposedHeaders: exposedHeaders.joined(separator: ", ")))
+    _ = router.add(
         middleware: TestControlMiddleware(journal: services.journal, faults: services.faults, metrics: services.metrics)
     )
     let admin = router.group("_mockcdn")
     // Health stays open on every address: container health checks carry no token.
     HealthController().addRoutes(to: admin)
-    admin.add(middleware: AdminGuard(token: configuration.bindsLoopbackOnly ? nil : configuration.adminToken))
+    _ = admin.add(middleware: AdminGuard(token: configuration.bindsLoopbackOnly ? nil : configuration.adminToken))
     ClockController(clock: services.clock).addRoutes(to: admin)
     JournalController(journal: services.journal).addRoutes(to: admin)
     FaultsController(faults: services.faults).addRoutes(to: admin)

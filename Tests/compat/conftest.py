@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from support import BINARY
+from support import BINARY, REPO
 
 
 @dataclass
@@ -32,7 +32,7 @@ def mockcdn():
     if not BINARY.exists():
         pytest.fail(f"MockCDN binary not found at {BINARY} (set MOCKCDN_BINARY)")
     proc = subprocess.Popen(
-        [str(BINARY), "serve", "--port", "0", "--log-level", "warning"],
+        [str(BINARY), "serve", "--port", "0", "--log-level", "warning", "--fixtures", str(REPO / "Fixtures" / "media")],
         stdout=subprocess.PIPE,
         stderr=None,
         text=True,
