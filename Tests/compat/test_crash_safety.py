@@ -9,6 +9,7 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat``.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import os
 import random
@@ -59,7 +60,7 @@ def upload(base: str, name: str, data: bytes, results: dict, lock: threading.Loc
             body,
             {"Authorization": jwt(), "Content-Type": f"multipart/form-data; boundary={boundary}"},
         )
-    except OSError:
+    except (OSError, http.client.HTTPException):
         return  # the server died mid-request
     if status == 201:
         with lock:
