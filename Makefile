@@ -73,11 +73,13 @@ bench-startup: release
 bench-upload: release
 	Benchmarks/upload-memory.sh
 
-## soak: the longer reliability runs: 60 s of mixed load (the 10 s version runs in make test).
+## soak: the longer reliability runs: 60 s of mixed load (the 10 s version runs in make test), schemathesis,
+## and 60 s of each libFuzzer target.
 soak: deps py-deps
 	$(SWIFT) build --product mockcdn
 	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn MOCKCDN_LOAD_SECONDS=60 python3 -m pytest -q -s Tests/compat/test_load.py
 	Tests/schemathesis.sh
+	Fuzz/run.sh
 
 ## bench: every benchmark against its reference in one run; writes Benchmarks/results/latest.md.
 bench: deps

@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "mockcdn", targets: ["mockcdn"]),
+        .library(name: "MockCDNCore", targets: ["MockCDNCore"]),
         .library(name: "MockCDNServer", targets: ["MockCDNServer"]),
         .library(name: "MockCDNClient", targets: ["MockCDNClient"]),
         .library(name: "MockCDNTesting", targets: ["MockCDNTesting"]),
