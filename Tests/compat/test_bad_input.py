@@ -96,6 +96,7 @@ def build_cases(base: str) -> list[tuple]:
         ("truncated body", "POST", UPLOAD, user_headers(), multipart([("file", "a.txt", "text/plain", TEXT)])[:-30], 400, "stream", 4),
         ("huge part headers", "POST", UPLOAD, user_headers(), multipart([("file", "n" * 40_000, "text/plain", TEXT)]), 400, "stream", 4),
         ("no file part", "POST", UPLOAD, user_headers(), multipart([("other", None, None, b"x")]), 400, "stream", 4),
+        ("non-ASCII part header name (crashed multipart-kit)", "POST", UPLOAD, user_headers(), b"--catalogue\r\nContent-Disp\x8fsition: form-data; name=\"file\"\r\n\r\nx\r\n--catalogue--\r\n", 400, "stream", 4),
         ("two file parts", "POST", UPLOAD, user_headers(), multipart([("file", "a.txt", None, TEXT), ("file", "b.txt", None, TEXT)]), 400, "stream", 4),
         ("zero-byte file", "POST", UPLOAD, user_headers(), multipart([("file", "a.txt", "text/plain", b"")]), 400, "stream", 4),
         ("declared PNG, text bytes", "POST", IMAGE, user_headers(), multipart([("file", "a.png", "image/png", TEXT)]), 400, "stream", 4),
