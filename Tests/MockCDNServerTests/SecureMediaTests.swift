@@ -194,7 +194,10 @@ struct SecureMediaTests {
             #expect(ok.status == 200)
             #expect(ok.json["user_id"] as? String == "alice")
             #expect(ok.json["expires_in"] as? Int == 120)
-            #expect(abs((ok.json["expires_at"] as? Int ?? 0) - now - 120) <= 2)
+            #expect(
+                abs((ok.json["expires_at"] as? Int ?? 0) - now - 120) <= 10,
+                "the clock runs on while a loaded machine answers"
+            )
             let own = try await mint("Bearer " + Tokens.user("bob"), body: "{}")
             #expect(own.status == 200)
             #expect(own.json["user_id"] as? String == "bob")
@@ -283,7 +286,7 @@ struct SecureMediaTests {
             let reply = try await presign(#"{"url":"\#(url)?fat=old"}"#, fat: fat)
             #expect(reply.status == 200, "\(reply.text)")
             #expect(reply.json["expires_in"] as? Int == 300)
-            #expect(abs((reply.json["expires_at"] as? Int ?? 0) - clock - 300) <= 2)
+            #expect(abs((reply.json["expires_at"] as? Int ?? 0) - clock - 300) <= 10)
             let presigned = try #require(reply.json["url"] as? String)
             #expect(presigned.hasPrefix(url + "?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=demo-key%2F"))
             #expect(presigned.contains("%2Fus%2Fs3%2Faws4_request&"))
