@@ -20,6 +20,7 @@ import socket
 import subprocess
 import tempfile
 import threading
+import time
 import urllib.parse
 import uuid
 
@@ -83,7 +84,18 @@ def test_uploads_survive_sigkill_whole_or_not_at_all():
             threads = [threading.Thread(target=upload, args=(base, name, data, results, lock)) for name, data in batch.items()]
             for thread in threads:
                 thread.start()
-            threading.Event().wait(rng.uniform(0.05, 1.5))
+            # Half the kills come after a random number of uploads were answered, half at a random early
+            # moment, so both "answered, then killed" and "killed mid-write" are covered on a slow machine too.
+            if cycle % 2 == 0:
+                target = rng.randint(1, UPLOADS // 2)
+                deadline = time.time() + 30
+                while time.time() < deadline:
+                    with lock:
+                        if len(results) >= target:
+                            break
+                    time.sleep(0.002)
+            else:
+                time.sleep(rng.uniform(0.0, 0.5))
             process.send_signal(signal.SIGKILL)
             process.wait()
             for thread in threads:
