@@ -4,7 +4,7 @@ import MockCDNCore
 ///
 /// Parsed on UTF-8 bytes: a signed link carries hundreds of characters of signature, and Foundation's
 /// string search and percent-decoding cost more per request than verifying the signature.
-struct QueryItems {
+struct QueryItems: Sendable {
     let raw: [(name: String, text: String)]
     let decoded: [(name: String, value: String)]
 

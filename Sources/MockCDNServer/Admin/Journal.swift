@@ -7,7 +7,6 @@ final class Journal: Sendable {
     /// One request as `GET /_mockcdn/requests` shows it; bytes out and duration are filled in when the
     /// body has been written.
     final class Entry: Sendable {
-        let sequence: Int
         let method: String
         let path: String
         let query: String
@@ -22,8 +21,7 @@ final class Journal: Sendable {
             var fault: String?
         }
 
-        init(sequence: Int, method: String, path: String, query: String, state: State) {
-            self.sequence = sequence
+        init(method: String, path: String, query: String, state: State) {
             self.method = method
             self.path = path
             self.query = query
@@ -48,19 +46,17 @@ final class Journal: Sendable {
     }
 
     let capacity: Int
-    private let ring: Mutex<(entries: [Entry], next: Int, sequence: Int)>
+    private let ring: Mutex<(entries: [Entry], next: Int)>
 
     init(capacity: Int = Journal.defaultCapacity) {
         self.capacity = max(1, capacity)
-        self.ring = Mutex(([], 0, 0))
+        self.ring = Mutex(([], 0))
     }
 
     /// Starts an entry for a request and keeps it (dropping the oldest past capacity).
     func record(method: String, path: String, query: QueryItems, state: Entry.State) -> Entry {
         self.ring.withLock { ring in
-            ring.sequence += 1
             let entry = Entry(
-                sequence: ring.sequence,
                 method: method,
                 path: Self.bounded(path),
                 query: Self.bounded(Self.redacted(query)),
@@ -82,7 +78,7 @@ final class Journal: Sendable {
     }
 
     func clear() {
-        self.ring.withLock { $0 = ([], 0, $0.sequence) }
+        self.ring.withLock { $0 = ([], 0) }
     }
 
     /// The query as sent, with each secret parameter's value replaced.

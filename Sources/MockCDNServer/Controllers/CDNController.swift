@@ -9,9 +9,6 @@ import NIOPosix
 struct CDNController {
     let services: ServerServices
 
-    /// Image transform parameters: outside the signed resource of the links MockCDN issues, so a client may
-    /// append them (as Stream's SDKs do).
-    static let transformParameters: Set<String> = ["w", "h", "resize", "crop", "ro"]
     static let cacheControl = "public, max-age=86400"
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
@@ -28,7 +25,7 @@ struct CDNController {
         } catch {
             throw S3Error.invalidURI(error.detail)
         }
-        let query = QueryItems(request.uri.query)
+        let query = context.record.query(of: request)
         context.record.credential = try MediaReadAuthorizer(services: self.services)
             .authorize(request, context: context, app: app, key: key, query: query)
 

@@ -128,7 +128,7 @@ struct SecureMediaController {
     ) throws(CometChatError) -> String {
         let credential: FATCredential?
         do {
-            credential = try FATCredential.find(in: request, query: QueryItems(request.uri.query))
+            credential = try FATCredential.find(in: request, query: context.record.query(of: request))
         } catch {
             throw .badRequest(error.message)
         }

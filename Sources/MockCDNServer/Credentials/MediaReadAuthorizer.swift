@@ -8,9 +8,9 @@ import MockCDNCore
 struct MediaReadAuthorizer {
     let services: ServerServices
 
-    /// Query parameters a client may append to a signed link: image transforms (as Stream's SDKs do) and a
-    /// FAT (as CometChat's do). Neither is part of what MockCDN signs.
-    static let appendableParameters: Set<String> = CDNController.transformParameters.union([FATCredential.parameterName]
+    /// Query parameters a client may append to a signed link: image transforms (as Stream's SDKs do, `ro`
+    /// included) and a FAT (as CometChat's do). Neither is part of what MockCDN signs.
+    static let appendableParameters: Set<String> = ImageTransform.parameterNames.union([FATCredential.parameterName]
     )
 
     /// Checks the request's credentials.

@@ -40,7 +40,7 @@ struct TestControlMiddleware: RouterMiddleware {
         let path = request.uri.path
         guard !Self.isControl(route: context.endpointPath) else { return try await next(request, context) }
         let started = ContinuousClock.now
-        let query = QueryItems(request.uri.query)
+        let query = context.record.query(of: request)
         let rule = self.faults.fire(
             method: request.method.rawValue,
             path: path,
