@@ -34,8 +34,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         // The YAML config file (`mockcdn serve --config`).
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
-        // Streaming multipart/form-data parser for uploads.
-        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
         // `GET /metrics` in Prometheus' text format.
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.1.0"),
         // Starts and gracefully stops the server inside a test (Hummingbird already runs on it).
@@ -76,7 +74,6 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -3,12 +3,58 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <vips/vips.h>
 
 /// The largest intermediate a cover resize may build (width x height), well above 4096 x 4096 outputs.
 #define CVIPSSHIM_MAXIMUM_COVER_PIXELS (64.0 * 1024 * 1024)
+
+/// The one loader class each source format may be decoded by (BMP has none: the shim reads it).
+static const struct {
+    const char *class_name;
+} allowed_loaders[] = {
+    [CVipsShimSourceJPEG] = {"VipsForeignLoadJpegBuffer"},
+    [CVipsShimSourcePNG] = {"VipsForeignLoadPngBuffer"},
+    [CVipsShimSourceWebP] = {"VipsForeignLoadWebpBuffer"},
+    [CVipsShimSourceGIF] = {"VipsForeignLoadNsgifBuffer"},
+    [CVipsShimSourceHEIF] = {"VipsForeignLoadHeifBuffer"},
+};
+
+/// The largest BMP the shim decodes (pixels); the caller's pixel bound is lower.
+#define CVIPSSHIM_MAXIMUM_BMP_PIXELS (64.0 * 1024 * 1024)
+
+struct CVipsShimControl {
+    atomic_int cancelled;
+    gint64 deadline;
+};
+
+CVipsShimControl *CVipsShim_control_new(double seconds) {
+    CVipsShimControl *control = g_new0(CVipsShimControl, 1);
+    atomic_init(&control->cancelled, 0);
+    control->deadline = g_get_monotonic_time() + (gint64)(seconds * 1e6);
+    return control;
+}
+
+void CVipsShim_control_cancel(CVipsShimControl *control) {
+    atomic_store(&control->cancelled, 1);
+}
+
+void CVipsShim_control_free(CVipsShimControl *control) {
+    g_free(control);
+}
+
+/// vips' "eval" signal, raised as pixels are computed: kills the pipeline once the control says stop.
+static void on_eval(VipsImage *image, VipsProgress *progress, void *user) {
+    (void)progress;
+    CVipsShimControl *control = user;
+    if (atomic_load(&control->cancelled) || g_get_monotonic_time() > control->deadline) {
+        vips_image_set_kill(image, TRUE);
+    }
+}
 
 static pthread_once_t initialize_once = PTHREAD_ONCE_INIT;
 static char *initialize_failure = NULL;
@@ -33,10 +79,14 @@ static void initialize(void) {
         vips_error_clear();
         return;
     }
-    // Refuse loaders libvips marks as untrusted (SVG among them: MockCDN never rasterises SVG), except
-    // ImageMagick's buffer loader, the only one that reads BMP. The policy layer decides what reaches it.
+    // Every loader is blocked but the buffer loaders of Stream's image types. Whatever bytes arrive, no other
+    // decoder runs: not ImageMagick (which renders SVG and reads local files named inside it), not SVG,
+    // TIFF, PDF, FITS or any other format libvips could sniff. BMP is read by this shim (read_bmp).
     vips_block_untrusted_set(TRUE);
-    vips_operation_block_set("VipsForeignLoadMagickBuffer", FALSE);
+    vips_operation_block_set("VipsForeignLoad", TRUE);
+    for (size_t index = 0; index < sizeof(allowed_loaders) / sizeof(allowed_loaders[0]); index++) {
+        vips_operation_block_set(allowed_loaders[index].class_name, FALSE);
+    }
     // Variants are cached by MockCDN itself; vips' operation cache would only hold memory.
     vips_cache_set_max(0);
 }
@@ -59,9 +109,134 @@ static VipsImage *open_header(const void *data, size_t length, char **error) {
     return image;
 }
 
-int CVipsShim_probe(const void *data, size_t length, CVipsShimHeader *header, char **error) {
+static uint32_t little32(const uint8_t *bytes) {
+    return (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 | (uint32_t)bytes[3] << 24;
+}
+
+/// The geometry of an uncompressed 24- or 32-bit BMP: all this shim reads.
+typedef struct {
+    int width;
+    int height;
+    int top_down;
+    int bytes_per_pixel;
+    size_t offset;
+    size_t stride;
+} BMPLayout;
+
+static int bmp_layout(const uint8_t *bytes, size_t length, BMPLayout *layout, char **error) {
+    if (length < 54 || bytes[0] != 'B' || bytes[1] != 'M') {
+        *error = g_strdup("not a BMP file");
+        return 0;
+    }
+    uint32_t header_size = little32(bytes + 14);
+    int32_t width = (int32_t)little32(bytes + 18);
+    int32_t height = (int32_t)little32(bytes + 22);
+    int planes = bytes[26] | bytes[27] << 8;
+    int bits = bytes[28] | bytes[29] << 8;
+    uint32_t compression = little32(bytes + 30);
+    if (header_size < 40 || planes != 1 || (bits != 24 && bits != 32) || compression != 0) {
+        *error = g_strdup("only uncompressed 24- and 32-bit BMP files can be resized");
+        return 0;
+    }
+    if (width < 1 || height == 0 || height == INT32_MIN || width > 65535 || labs((long)height) > 65535) {
+        *error = g_strdup("BMP dimensions out of range");
+        return 0;
+    }
+    layout->width = width;
+    layout->height = (int)labs((long)height);
+    layout->top_down = height < 0;
+    layout->bytes_per_pixel = bits / 8;
+    layout->offset = little32(bytes + 10);
+    layout->stride = ((size_t)width * (size_t)bits + 31) / 32 * 4;
+    if (layout->offset < 14 + header_size || layout->offset > length
+        || layout->stride * (size_t)layout->height > length - layout->offset) {
+        *error = g_strdup("BMP pixel data is truncated");
+        return 0;
+    }
+    return 1;
+}
+
+/// Decodes an uncompressed BMP into an RGB vips image that owns its pixels.
+static VipsImage *read_bmp(const void *data, size_t length, char **error) {
+    BMPLayout layout;
+    if (!bmp_layout(data, length, &layout, error)) return NULL;
+    if ((double)layout.width * layout.height > CVIPSSHIM_MAXIMUM_BMP_PIXELS) {
+        *error = g_strdup("BMP is too large to decode");
+        return NULL;
+    }
+    size_t row_bytes = (size_t)layout.width * 3;
+    uint8_t *pixels = g_try_malloc(row_bytes * (size_t)layout.height);
+    if (pixels == NULL) {
+        *error = g_strdup("out of memory decoding BMP");
+        return NULL;
+    }
+    const uint8_t *source = (const uint8_t *)data + layout.offset;
+    for (int y = 0; y < layout.height; y++) {
+        const uint8_t *in = source + (size_t)(layout.top_down ? y : layout.height - 1 - y) * layout.stride;
+        uint8_t *out = pixels + (size_t)y * row_bytes;
+        for (int x = 0; x < layout.width; x++, in += layout.bytes_per_pixel, out += 3) {
+            out[0] = in[2];
+            out[1] = in[1];
+            out[2] = in[0];
+        }
+    }
+    VipsImage *image = vips_image_new_from_memory_copy(
+        pixels, row_bytes * (size_t)layout.height, layout.width, layout.height, 3, VIPS_FORMAT_UCHAR);
+    g_free(pixels);
+    if (image == NULL) fail(error, "cannot wrap BMP pixels");
+    return image;
+}
+
+/// Fails unless the one loader allowed for `source` is the one libvips picks for these bytes.
+static int check_loader(const void *data, size_t length, CVipsShimSource source, char **error) {
+    if (!CVipsShim_initialize(error)) return 0;
+    if (source == CVipsShimSourceBMP) {
+        BMPLayout layout;
+        return bmp_layout(data, length, &layout, error);
+    }
+    const char *loader = vips_foreign_find_load_buffer(data, length);
+    vips_error_clear();
+    // libvips names the loader by its class.
+    if (loader == NULL || strcmp(loader, allowed_loaders[source].class_name) != 0) {
+        *error = g_strdup("the bytes are not in the image format they were stored as");
+        return 0;
+    }
+    return 1;
+}
+
+/// An encoded source and, for BMP, its decoded pixels.
+typedef struct {
+    const void *data;
+    size_t length;
+    VipsImage *decoded;
+} Source;
+
+static int open_source(const void *data, size_t length, CVipsShimSource format, Source *source, char **error) {
+    source->data = data;
+    source->length = length;
+    source->decoded = NULL;
+    if (!check_loader(data, length, format, error)) return 0;
+    if (format == CVipsShimSourceBMP) {
+        source->decoded = read_bmp(data, length, error);
+        if (source->decoded == NULL) return 0;
+    }
+    return 1;
+}
+
+int CVipsShim_probe(
+    const void *data, size_t length, CVipsShimSource source, CVipsShimHeader *header, char **error) {
     *error = NULL;
     memset(header, 0, sizeof(*header));
+    if (!check_loader(data, length, source, error)) return 0;
+    if (source == CVipsShimSourceBMP) {
+        BMPLayout layout;
+        bmp_layout(data, length, &layout, error);
+        header->width = layout.width;
+        header->page_height = layout.height;
+        header->pages = 1;
+        snprintf(header->loader, sizeof(header->loader), "%s", "mockcdn_bmp");
+        return 1;
+    }
     VipsImage *image = open_header(data, length, error);
     if (image == NULL) return 0;
     header->width = vips_image_get_width(image);
@@ -96,12 +271,18 @@ static int encode(VipsImage *image, CVipsShimFormat format, int quality, void **
     return 1;
 }
 
-static VipsImage *thumbnail(const void *data, size_t length, int width, int height, VipsSize size, int all_pages) {
+static VipsImage *thumbnail(const Source *source, int width, int height, VipsSize size, int all_pages) {
     VipsImage *out = NULL;
-    int status = all_pages
-        ? vips_thumbnail_buffer((void *)data, length, &out, width, "height", height, "size", size,
-            "option_string", "n=-1", NULL)
-        : vips_thumbnail_buffer((void *)data, length, &out, width, "height", height, "size", size, NULL);
+    int status;
+    if (source->decoded != NULL) {
+        status = vips_thumbnail_image(source->decoded, &out, width, "height", height, "size", size, NULL);
+    } else if (all_pages) {
+        status = vips_thumbnail_buffer((void *)source->data, source->length, &out, width, "height", height, "size",
+            size, "option_string", "n=-1", NULL);
+    } else {
+        status = vips_thumbnail_buffer(
+            (void *)source->data, source->length, &out, width, "height", height, "size", size, NULL);
+    }
     return status == 0 ? out : NULL;
 }
 
@@ -112,13 +293,14 @@ static int anchor_offset(int total, int target, int low, int high) {
     return (total - target) / 2;
 }
 
-static VipsImage *cover(const void *data, size_t length, int width, int height, CVipsShimAnchor anchor,
-    int all_pages, char **error) {
-    VipsImage *source = open_header(data, length, error);
-    if (source == NULL) return NULL;
-    double source_width = vips_image_get_width(source);
-    double source_height = vips_image_get_page_height(source);
-    g_object_unref(source);
+static VipsImage *cover(const Source *source, int width, int height, CVipsShimAnchor anchor, int all_pages,
+    char **error) {
+    VipsImage *header = source->decoded != NULL ? g_object_ref(source->decoded)
+                                                : open_header(source->data, source->length, error);
+    if (header == NULL) return NULL;
+    double source_width = vips_image_get_width(header);
+    double source_height = vips_image_get_page_height(header);
+    g_object_unref(header);
     double scale = fmax(width / source_width, height / source_height);
     double cover_width = fmax(width, round(source_width * scale));
     double cover_height = fmax(height, round(source_height * scale));
@@ -129,7 +311,7 @@ static VipsImage *cover(const void *data, size_t length, int width, int height, 
     }
     int covered_width = (int)cover_width;
     int covered_height = (int)cover_height;
-    VipsImage *covered = thumbnail(data, length, covered_width, covered_height, VIPS_SIZE_FORCE, all_pages);
+    VipsImage *covered = thumbnail(source, covered_width, covered_height, VIPS_SIZE_FORCE, all_pages);
     if (covered == NULL) return NULL;
     int left = anchor_offset(
         covered_width, width, anchor == CVipsShimAnchorLeft, anchor == CVipsShimAnchorRight);
@@ -194,30 +376,31 @@ static VipsImage *pad_frames(VipsImage *image, int width, int height) {
 }
 
 int CVipsShim_resize(
-    const void *data, size_t length, int width, int height, CVipsShimMode mode, CVipsShimAnchor anchor,
-    CVipsShimFormat format, int quality, int all_pages, void **out, size_t *out_length, char **error) {
+    const void *data, size_t length, CVipsShimSource source_format, int width, int height, CVipsShimMode mode,
+    CVipsShimAnchor anchor, CVipsShimFormat format, int quality, int all_pages, CVipsShimControl *control,
+    void **out, size_t *out_length, char **error) {
     *error = NULL;
     *out = NULL;
     *out_length = 0;
-    if (!CVipsShim_initialize(error)) return 0;
     if (width < 1 || height < 1) {
         *error = g_strdup("width and height must be positive");
         return 0;
     }
+    Source source;
+    if (!open_source(data, length, source_format, &source, error)) return 0;
     VipsImage *result = NULL;
     switch (mode) {
     case CVipsShimModeFit:
-        result = thumbnail(data, length, width, height, VIPS_SIZE_DOWN, all_pages);
+        result = thumbnail(&source, width, height, VIPS_SIZE_DOWN, all_pages);
         break;
     case CVipsShimModeForce:
-        result = thumbnail(data, length, width, height, VIPS_SIZE_FORCE, all_pages);
+        result = thumbnail(&source, width, height, VIPS_SIZE_FORCE, all_pages);
         break;
     case CVipsShimModeCover:
-        result = cover(data, length, width, height, anchor, all_pages, error);
-        if (result == NULL && *error != NULL) return 0;
+        result = cover(&source, width, height, anchor, all_pages, error);
         break;
     case CVipsShimModePad: {
-        VipsImage *fitted = thumbnail(data, length, width, height, VIPS_SIZE_DOWN, all_pages);
+        VipsImage *fitted = thumbnail(&source, width, height, VIPS_SIZE_DOWN, all_pages);
         if (fitted != NULL) {
             result = pad_frames(fitted, width, height);
             g_object_unref(fitted);
@@ -225,9 +408,19 @@ int CVipsShim_resize(
         break;
     }
     }
-    if (result == NULL) return fail(error, "resize failed");
+    if (source.decoded != NULL) g_object_unref(source.decoded);
+    if (result == NULL) return *error != NULL ? 0 : fail(error, "resize failed");
+    if (control != NULL) {
+        // Pixels are computed while the result is encoded; each batch raises "eval" on it.
+        vips_image_set_progress(result, TRUE);
+        g_signal_connect(result, "eval", G_CALLBACK(on_eval), control);
+    }
     int ok = encode(result, format, quality, out, out_length, error);
     g_object_unref(result);
+    if (!ok && control != NULL && atomic_load(&control->cancelled)) {
+        CVipsShim_free(*error);
+        *error = g_strdup("render cancelled");
+    }
     return ok;
 }
 

@@ -37,6 +37,9 @@ public struct AppConfiguration: Sendable, Equatable {
     public var presignTTL: Int64
     /// Sources above this many pixels (width x height x frames) are not resized (Stream: 16.8 million).
     public var maximumSourcePixels: Int
+    /// Serve HTML, SVG, XML and JavaScript inline, without the sandbox and attachment headers that keep
+    /// uploaded files from running script on MockCDN's origin. Off unless an app opts in.
+    public var inlineActiveContent: Bool
 
     public init(
         appID: String,
@@ -48,7 +51,8 @@ public struct AppConfiguration: Sendable, Equatable {
         imageUploadConfig: UploadConfig = UploadConfig(),
         linkTTL: Int64 = 14 * 24 * 3600,
         presignTTL: Int64 = 300,
-        maximumSourcePixels: Int = VariantRenderer.defaultMaximumPixels
+        maximumSourcePixels: Int = VariantRenderer.defaultMaximumPixels,
+        inlineActiveContent: Bool = false
     ) {
         self.appID = appID
         self.apiKey = apiKey
@@ -60,6 +64,7 @@ public struct AppConfiguration: Sendable, Equatable {
         self.linkTTL = linkTTL
         self.presignTTL = presignTTL
         self.maximumSourcePixels = maximumSourcePixels
+        self.inlineActiveContent = inlineActiveContent
     }
 
     /// The app that exists unless the configuration replaces it. Its secret and key pair are published on

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import MockCDNCore
 import NIOCore
@@ -29,7 +30,14 @@ public func buildApplication(
 
     return Application(
         router: router,
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "MockCDN"),
+        // The idle timeout also bounds a request head that never completes (slowloris) and a body that stops:
+        // Hummingbird counts idleness from the last request part read or response written.
+        server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port),
+            serverName: "MockCDN",
+            availableConnectionsDelegate: MaximumAvailableConnections(configuration.connectionLimit)
+        ),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             let url = "http://\(hostForURL(configuration.host)):\(port)"
@@ -37,24 +45,6 @@ public func buildApplication(
             await onReady(url)
         },
         logger: logger
-    )
-}
-
-/// Response headers a web media player needs to read.
-private let exposedHeaders = ["ETag", "Content-Length", "Content-Range", "Accept-Ranges", "Last-Modified"]
-
-/// CORS for browsers: any origin, the methods and headers MockCDN's routes use, and the response headers a
-/// media player needs to see.
-private func corsMiddleware() -> CORSMiddleware<AppRequestContext> {
-    CORSMiddleware(
-        allowOrigin: .all,
-        allowHeaders: [
-            .accept, .authorization, .contentType, .origin, .range, .ifNoneMatch, .ifModifiedSince, .ifRange,
-            HTTPField.Name("fat")!, StreamAuthenticator.authType,
-        ],
-        allowMethods: [.get, .head, .post, .put, .patch, .delete, .options],
-        exposedHeaders: exposedHeaders,
-        maxAge: .seconds(86400)
     )
 }
 
@@ -90,7 +80,7 @@ func makeServices(_ configuration: ServerConfiguration) async throws -> ServerSe
         if let directory = configuration.dataDirectory {
             try await DiskObjectStore(directory: directory)
         } else {
-            MemoryObjectStore()
+            MemoryObjectStore()  // FIXME budget
         }
     let metrics = ServerMetrics()
     return ServerServices(
@@ -119,15 +109,19 @@ func addRoutes(
     services: ServerServices,
     configuration: ServerConfiguration
 ) {
-    _ = router.add(middleware: corsMiddleware())
-    _ = router.add(middleware: CORSExposeHeadersMiddleware(exposedHeaders: exposedHeaders.joined(separator: ", ")))
+    _ = router.add(
+        middleware: BrowserPolicyMiddleware(allowHeaders: [
+            .accept, .authorization, .contentType, .origin, .range, .ifNoneMatch, .ifModifiedSince, .ifRange,
+            HTTPField.Name("fat")!, StreamAuthenticator.authType,
+        ])
+    )
     _ = router.add(
         middleware: TestControlMiddleware(journal: services.journal, faults: services.faults, metrics: services.metrics)
     )
     let admin = router.group("_mockcdn")
     // Health stays open on every address: container health checks carry no token.
     HealthController().addRoutes(to: admin)
-    _ = admin.add(middleware: AdminGuard(token: configuration.bindsLoopbackOnly ? nil : configuration.adminToken))
+    _ = admin.add(middleware: AdminGuard(configuration: configuration))
     ClockController(clock: services.clock).addRoutes(to: admin)
     JournalController(journal: services.journal).addRoutes(to: admin)
     FaultsController(faults: services.faults).addRoutes(to: admin)

@@ -13,6 +13,7 @@ import Yams
 ///     link_ttl: 1209600                # seconds; default 14 days
 ///     presign_ttl: 300                 # seconds, 1...604800; default 300
 ///     max_source_pixels: 16800000      # width x height x frames a resize accepts; default 16.8 million
+///     inline_active_content: false     # serve HTML/SVG/XML/JS inline, unsandboxed; default false
 ///     keys:                            # default: one RSA-2048 pair generated at start
 ///       - id: KACME000000001
 ///         status: active               # active | accepted | retired
@@ -47,6 +48,7 @@ public struct ConfigurationFile: Decodable, Sendable {
         let linkTTL: Int64?
         let presignTTL: Int64?
         let maximumSourcePixels: Int?
+        let inlineActiveContent: Bool?
         let keys: [Key]?
         let fileUploadConfig: UploadConfig?
         let imageUploadConfig: UploadConfig?
@@ -59,6 +61,7 @@ public struct ConfigurationFile: Decodable, Sendable {
             case linkTTL = "link_ttl"
             case presignTTL = "presign_ttl"
             case maximumSourcePixels = "max_source_pixels"
+            case inlineActiveContent = "inline_active_content"
             case fileUploadConfig = "file_upload_config"
             case imageUploadConfig = "image_upload_config"
         }
@@ -75,6 +78,9 @@ public struct ConfigurationFile: Decodable, Sendable {
         let fixtures: String?
         let adminToken: String?
         let journalSize: Int?
+        let idleTimeout: Int?
+        let maxConnections: Int?
+        let memoryStoreMB: Int?
 
         enum CodingKeys: String, CodingKey {
             case host, port, fixtures
@@ -84,6 +90,9 @@ public struct ConfigurationFile: Decodable, Sendable {
             case variantCacheMB = "variant_cache_mb"
             case adminToken = "admin_token"
             case journalSize = "journal_size"
+            case idleTimeout = "idle_timeout"
+            case maxConnections = "max_connections"
+            case memoryStoreMB = "memory_store_mb"
         }
     }
 
@@ -114,7 +123,10 @@ public struct ConfigurationFile: Decodable, Sendable {
             // `none` turns preloading off, as the flag does; anything else is a folder.
             fixtures: server.fixtures == "none" ? "none" : resolved(server.fixtures),
             adminToken: server.adminToken,
-            journalSize: server.journalSize
+            journalSize: server.journalSize,
+            idleTimeout: server.idleTimeout,
+            maxConnections: server.maxConnections,
+            memoryStoreMB: server.memoryStoreMB
         )
     }
 
@@ -157,6 +169,7 @@ public struct ConfigurationFile: Decodable, Sendable {
                 }
                 configuration.maximumSourcePixels = pixels
             }
+            if let inline = app.inlineActiveContent { configuration.inlineActiveContent = inline }
             configuration.keyPairs = try (app.keys ?? []).map { key in
                 func read(_ relative: String?) throws -> String? {
                     guard let relative else { return nil }

@@ -15,6 +15,9 @@ public struct ServeSettings: Sendable, Equatable {
     public var fixtures: String?
     public var adminToken: String?
     public var journalSize: Int?
+    public var idleTimeout: Int?
+    public var maxConnections: Int?
+    public var memoryStoreMB: Int?
 
     public init(
         config: String? = nil,
@@ -26,7 +29,10 @@ public struct ServeSettings: Sendable, Equatable {
         variantCacheMB: Int? = nil,
         fixtures: String? = nil,
         adminToken: String? = nil,
-        journalSize: Int? = nil
+        journalSize: Int? = nil,
+        idleTimeout: Int? = nil,
+        maxConnections: Int? = nil,
+        memoryStoreMB: Int? = nil
     ) {
         self.config = config
         self.host = host
@@ -38,13 +44,16 @@ public struct ServeSettings: Sendable, Equatable {
         self.fixtures = fixtures
         self.adminToken = adminToken
         self.journalSize = journalSize
+        self.idleTimeout = idleTimeout
+        self.maxConnections = maxConnections
+        self.memoryStoreMB = memoryStoreMB
     }
 
     /// The environment variable of each setting.
     public static let environmentNames = [
         "MOCKCDN_CONFIG", "MOCKCDN_HOST", "MOCKCDN_PORT", "MOCKCDN_DATA_DIR", "MOCKCDN_PUBLIC_URL",
         "MOCKCDN_LOG_LEVEL", "MOCKCDN_VARIANT_CACHE_MB", "MOCKCDN_FIXTURES", "MOCKCDN_ADMIN_TOKEN",
-        "MOCKCDN_JOURNAL_SIZE",
+        "MOCKCDN_JOURNAL_SIZE", "MOCKCDN_IDLE_TIMEOUT", "MOCKCDN_MAX_CONNECTIONS", "MOCKCDN_MEMORY_STORE_MB",
     ]
 
     /// The settings `MOCKCDN_*` variables give; an empty variable counts as unset.
@@ -68,7 +77,10 @@ public struct ServeSettings: Sendable, Equatable {
             variantCacheMB: try number("MOCKCDN_VARIANT_CACHE_MB"),
             fixtures: text("MOCKCDN_FIXTURES"),
             adminToken: text("MOCKCDN_ADMIN_TOKEN"),
-            journalSize: try number("MOCKCDN_JOURNAL_SIZE")
+            journalSize: try number("MOCKCDN_JOURNAL_SIZE"),
+            idleTimeout: try number("MOCKCDN_IDLE_TIMEOUT"),
+            maxConnections: try number("MOCKCDN_MAX_CONNECTIONS"),
+            memoryStoreMB: try number("MOCKCDN_MEMORY_STORE_MB")
         )
     }
 
@@ -84,7 +96,10 @@ public struct ServeSettings: Sendable, Equatable {
             variantCacheMB: self.variantCacheMB ?? other.variantCacheMB,
             fixtures: self.fixtures ?? other.fixtures,
             adminToken: self.adminToken ?? other.adminToken,
-            journalSize: self.journalSize ?? other.journalSize
+            journalSize: self.journalSize ?? other.journalSize,
+            idleTimeout: self.idleTimeout ?? other.idleTimeout,
+            maxConnections: self.maxConnections ?? other.maxConnections,
+            memoryStoreMB: self.memoryStoreMB ?? other.memoryStoreMB
         )
     }
 }
@@ -138,6 +153,24 @@ extension ServerConfiguration {
                 throw MockCDNError.invalidConfiguration("journal size must be 1...100000")
             }
             configuration.journalCapacity = size
+        }
+        if let seconds = settings.idleTimeout {
+            guard (1...3600).contains(seconds) else {
+                throw MockCDNError.invalidConfiguration("idle timeout must be 1...3600 seconds")
+            }
+            configuration.idleTimeoutSeconds = seconds
+        }
+        if let count = settings.maxConnections {
+            guard (1...1_000_000).contains(count) else {
+                throw MockCDNError.invalidConfiguration("max connections must be 1...1000000")
+            }
+            configuration.maximumConnections = count
+        }
+        if let megabytes = settings.memoryStoreMB {
+            guard (1...1_048_576).contains(megabytes) else {
+                throw MockCDNError.invalidConfiguration("memory store must be 1...1048576 MiB")
+            }
+            configuration.memoryStoreBytes = megabytes * 1024 * 1024
         }
         return configuration
     }

@@ -27,6 +27,12 @@ public struct ServerConfiguration: Sendable {
     public var adminToken: String?
     /// How many requests the journal keeps.
     public var journalCapacity: Int
+    /// Seconds a connection may be idle, or take to send a request head or its next body bytes.
+    public var idleTimeoutSeconds: Int
+    /// Connections served at once; nil: the descriptor limit less a reserve for files.
+    public var maximumConnections: Int?
+    /// Bytes the in-memory store may hold (without a data directory).
+    public var memoryStoreBytes: Int
 
     public init(
         host: String = "127.0.0.1",
@@ -38,7 +44,10 @@ public struct ServerConfiguration: Sendable {
         variantCacheBytes: Int = 64 * 1024 * 1024,
         fixturesDirectory: String? = nil,
         adminToken: String? = nil,
-        journalCapacity: Int = 1000
+        journalCapacity: Int = 1000,
+        idleTimeoutSeconds: Int = 30,
+        maximumConnections: Int? = nil,
+        memoryStoreBytes: Int = 1024 * 1024 * 1024
     ) {
         self.host = host
         self.port = port
@@ -50,6 +59,22 @@ public struct ServerConfiguration: Sendable {
         self.fixturesDirectory = fixturesDirectory
         self.adminToken = adminToken
         self.journalCapacity = journalCapacity
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.maximumConnections = maximumConnections
+        self.memoryStoreBytes = memoryStoreBytes
+    }
+
+    /// Descriptors kept free of connections, for store files, variant files and libvips.
+    static let descriptorReserve = 128
+
+    /// The connection cap in force: the configured one, else the soft descriptor limit less the reserve,
+    /// so that idle connections can never take the descriptors the server needs to answer.
+    public var connectionLimit: Int {
+        if let maximumConnections { return maximumConnections }
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 512 }
+        let soft = Int(clamping: min(limit.rlim_cur, 65536))
+        return max(16, soft - Self.descriptorReserve)
     }
 
     /// The lines `mockcdn serve` prints on stdout once it listens: the ready line scripts wait for, then

@@ -21,7 +21,9 @@ extension ServerServices {
             key,
             range: object.size <= Self.probeWholeBytes ? nil : 0..<Self.probePrefixBytes
         )
-        guard let header = try? await NIOThreadPool.singleton.runIfActive({ try Vips.probe(prefix) }) else {
+        guard let format = ImageFormat(mimeType: object.contentType),
+            let header = try? await ImageWorkers.shared.probes.runIfActive({ try Vips.probe(prefix, as: format) })
+        else {
             return nil
         }
         return try await self.store.updateMetadata(key) { $0.extras.merge(header.extras) { _, new in new } }

@@ -15,10 +15,14 @@ struct ServerServices: Sendable {
     let faults: FaultInjector
     let metrics: ServerMetrics
     let fixtures: FixtureLoader?
+    /// Moves on at every reset, so work that started before one can tell.
+    let epoch = ResetEpoch()
 
     /// Back to the startup state: objects (fixtures reloaded), variants, journal, faults, clock, channel
     /// membership and upload settings.
     func reset() async throws {
+        // First, so that an upload that commits from now on sees it and removes itself.
+        self.epoch.advance()
         self.journal.clear()
         self.faults.clear()
         self.clock.reset()
@@ -33,6 +37,15 @@ struct ServerServices: Sendable {
 
     /// Stream's JWT auth over these apps and this clock.
     var streamAuth: StreamAuthenticator { StreamAuthenticator(apps: self.apps, clock: self.clock) }
+}
+
+/// A count of resets: an upload notes it when it starts and gives up if it moved by the time it commits.
+final class ResetEpoch: Sendable {
+    private let value = Atomic<Int>(0)
+
+    var current: Int { self.value.load(ordering: .acquiring) }
+
+    func advance() { self.value.add(1, ordering: .releasing) }
 }
 
 /// Builds and signs the CDN links MockCDN hands out: `{base}/{app}/{key}?Expires&Signature&Key-Pair-Id`.

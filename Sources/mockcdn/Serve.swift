@@ -47,6 +47,17 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Requests the journal keeps (default 1000).")
     var journalSize: Int?
 
+    @Option(
+        help: "Seconds a connection may sit idle, or take to send a request head or the next body bytes (default 30)."
+    )
+    var idleTimeout: Int?
+
+    @Option(help: "Connections served at once; more wait to be accepted (default: the descriptor limit less 128).")
+    var maxConnections: Int?
+
+    @Option(help: "MiB the in-memory store may hold; uploads past it answer 507 (default 1024).")
+    var memoryStoreMb: Int?
+
     func run() async throws {
         let configuration: ServerConfiguration
         do {
@@ -61,7 +72,10 @@ struct Serve: AsyncParsableCommand {
                     variantCacheMB: self.variantCacheMb,
                     fixtures: self.fixtures,
                     adminToken: self.adminToken,
-                    journalSize: self.journalSize
+                    journalSize: self.journalSize,
+                    idleTimeout: self.idleTimeout,
+                    maxConnections: self.maxConnections,
+                    memoryStoreMB: self.memoryStoreMb
                 ),
                 environment: ProcessInfo.processInfo.environment
             )

@@ -58,6 +58,7 @@ struct ClientEndToEndTests {
     static func advanceClock(_ server: RunningMockCDN, _ seconds: Int) async throws {
         var request = URLRequest(url: server.url("/_mockcdn/clock/advance"))
         request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(#"{"seconds":\#(seconds)}"#.utf8)
         #expect(try await Self.send(request).1 == 200)
     }
@@ -65,6 +66,7 @@ struct ClientEndToEndTests {
     static func addFault(_ server: RunningMockCDN, _ json: String) async throws {
         var request = URLRequest(url: server.url("/_mockcdn/faults"))
         request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(json.utf8)
         #expect(try await Self.send(request).1 == 201)
     }

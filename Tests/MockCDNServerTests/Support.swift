@@ -60,6 +60,10 @@ enum HTTP {
     ) async throws -> Reply {
         var request = URLRequest(url: url)
         request.httpMethod = method
+        // URLSession would label a body form-encoded; the control routes take JSON only.
+        if body != nil, !headers.keys.contains(where: { $0.lowercased() == "content-type" }) {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let bodyStream { request.httpBodyStream = bodyStream } else { request.httpBody = body }
         let (data, response) = try await self.session.data(for: request)

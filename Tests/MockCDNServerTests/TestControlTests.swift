@@ -241,7 +241,11 @@ struct TestControlTests {
             #expect(try server.storedCount() == fixtureCount + 1)
 
             let started = ContinuousClock.now
-            let reply = try await HTTP.send("POST", server.url("/_mockcdn/reset"))
+            let reply = try await HTTP.send(
+                "POST",
+                server.url("/_mockcdn/reset"),
+                headers: ["Content-Type": "application/json"]
+            )
             #expect(reply.status == 200)
             #expect(ContinuousClock.now - started < .seconds(1))
             #expect(try server.storedCount() == fixtureCount)

@@ -39,6 +39,27 @@ typedef enum {
     CVipsShimFormatGIF = 3,
 } CVipsShimFormat;
 
+/// The source formats MockCDN decodes, each only by its own loader: the bytes must be what the caller says
+/// they are, or the call fails. BMP is read by the shim itself (libvips reads BMP only through ImageMagick,
+/// which MockCDN never loads).
+typedef enum {
+    CVipsShimSourceJPEG = 0,
+    CVipsShimSourcePNG = 1,
+    CVipsShimSourceWebP = 2,
+    CVipsShimSourceGIF = 3,
+    CVipsShimSourceHEIF = 4,
+    CVipsShimSourceBMP = 5,
+} CVipsShimSource;
+
+/// Stops a render from another thread, or once its deadline passes: checked as vips evaluates pixels.
+typedef struct CVipsShimControl CVipsShimControl;
+
+/// A control whose deadline is `seconds` from now.
+CVipsShimControl *CVipsShim_control_new(double seconds);
+/// Asks the render that uses `control` to stop; safe from any thread.
+void CVipsShim_control_cancel(CVipsShimControl *control);
+void CVipsShim_control_free(CVipsShimControl *_Nullable control);
+
 /// What an image header says, read without decoding pixels.
 typedef struct {
     int width;
@@ -53,14 +74,17 @@ typedef struct {
 /// Starts libvips once per process; later calls return the first result.
 int CVipsShim_initialize(char *_Nullable *_Nonnull error);
 
-/// Reads the header of an encoded image in memory.
-int CVipsShim_probe(const void *data, size_t length, CVipsShimHeader *header, char *_Nullable *_Nonnull error);
+/// Reads the header of an encoded image in memory, which must be in the `source` format.
+int CVipsShim_probe(
+    const void *data, size_t length, CVipsShimSource source, CVipsShimHeader *header,
+    char *_Nullable *_Nonnull error);
 
-/// Resizes an encoded image and encodes the result. `quality` 1...100 applies to JPEG and WebP;
-/// `all_pages` keeps every frame of an animated image.
+/// Resizes an encoded image in the `source` format and encodes the result. `quality` 1...100 applies to
+/// JPEG and WebP; `all_pages` keeps every frame of an animated image; `control`, when given, can stop it.
 int CVipsShim_resize(
-    const void *data, size_t length, int width, int height, CVipsShimMode mode, CVipsShimAnchor anchor,
-    CVipsShimFormat format, int quality, int all_pages, void *_Nullable *_Nonnull out, size_t *out_length,
+    const void *data, size_t length, CVipsShimSource source, int width, int height, CVipsShimMode mode,
+    CVipsShimAnchor anchor, CVipsShimFormat format, int quality, int all_pages,
+    CVipsShimControl *_Nullable control, void *_Nullable *_Nonnull out, size_t *out_length,
     char *_Nullable *_Nonnull error);
 
 /// Encodes 8-bit interleaved pixels (`bands` 1, 3 or 4 per pixel, row-major). A `page_height` that divides

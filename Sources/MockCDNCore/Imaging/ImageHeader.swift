@@ -1,3 +1,5 @@
+import NIOCore
+
 /// An image file format MockCDN reads or writes.
 public enum ImageFormat: String, Sendable, CaseIterable {
     case jpeg, png, webp, gif, heif, bmp, svg
@@ -27,6 +29,17 @@ extension ImageFormat {
     }
 }
 
+extension ImageFormat {
+    /// The format the bytes start like, or nil when they are no image format MockCDN knows.
+    ///
+    /// - Parameter bytes: the file, or at least its first `MediaSniffer.prefixLength` bytes.
+    public init?(sniffing bytes: ByteBuffer) {
+        let prefix = Array(bytes.readableBytesView.prefix(MediaSniffer.prefixLength))
+        guard let type = MediaSniffer.sniff(prefix), let format = ImageFormat(mimeType: type) else { return nil }
+        self = format
+    }
+}
+
 /// What an image header says, read without decoding pixels.
 public struct ImageHeader: Sendable, Equatable {
     public var width: Int
@@ -34,7 +47,7 @@ public struct ImageHeader: Sendable, Equatable {
     public var height: Int
     /// 1 for a still image.
     public var frames: Int
-    /// The format of the file, or nil when vips read it with a loader MockCDN does not name.
+    /// The format of the file; nil for dimensions read back from stored metadata.
     public var format: ImageFormat?
 
     public init(width: Int, height: Int, frames: Int, format: ImageFormat?) {
@@ -43,9 +56,6 @@ public struct ImageHeader: Sendable, Equatable {
         self.frames = frames
         self.format = format
     }
-
-    /// Pixels counted the way the resize bound counts them: width x height x frames.
-    public var pixelCount: Int { self.width * self.height * self.frames }
 }
 
 extension ImageHeader {

@@ -145,4 +145,22 @@ public struct ImageTransform: Sendable, Equatable, Hashable {
             )
         }
     }
+
+    /// The size the output will have: the box, except that `clip` fits inside it and never enlarges.
+    ///
+    /// - Parameter source: the source's header.
+    /// - Returns: width and height of one output frame; nil for an identity transform.
+    public func outputSize(for source: ImageHeader) -> (width: Int, height: Int)? {
+        guard let box = self.box(for: source) else { return nil }
+        guard self.resize == .clip else { return box }
+        let scale = min(
+            1,
+            Double(box.width) / Double(max(1, source.width)),
+            Double(box.height) / Double(max(1, source.height))
+        )
+        return (
+            max(1, Int((Double(source.width) * scale).rounded())),
+            max(1, Int((Double(source.height) * scale).rounded()))
+        )
+    }
 }

@@ -83,22 +83,43 @@ public enum Vips {
         try call { error in CVipsShim_initialize(&error) }
     }
 
+    /// Stops a render from another task, or once its time is up; vips checks it as it computes pixels.
+    public final class RenderControl: @unchecked Sendable {
+        // The C side reads and writes the flag atomically; the pointer itself never changes.
+        fileprivate let pointer: OpaquePointer
+
+        /// - Parameter seconds: how long the render may take before it is stopped.
+        public init(seconds: Double) {
+            self.pointer = CVipsShim_control_new(seconds)
+        }
+
+        /// Asks the render to stop; it then fails with "render cancelled".
+        public func cancel() { CVipsShim_control_cancel(self.pointer) }
+
+        deinit { CVipsShim_control_free(self.pointer) }
+    }
+
     /// Reads an image's header (size, frames, format) without decoding its pixels.
     ///
-    /// - Parameter data: the encoded image.
+    /// - Parameters:
+    ///   - data: the encoded image.
+    ///   - format: the format the bytes must be in; by default the one their first bytes show.
     /// - Returns: the header.
-    /// - Throws: `MockCDNError.imageFailure` when vips does not recognise the bytes.
-    public static func probe(_ data: ByteBuffer) throws -> ImageHeader {
+    /// - Throws: `MockCDNError.imageFailure` when the bytes are not an image in a format MockCDN decodes, or
+    ///   not in `format`.
+    public static func probe(_ data: ByteBuffer, as format: ImageFormat? = nil) throws -> ImageHeader {
+        let source = try shimSource(format ?? ImageFormat(sniffing: data))
         var header = CVipsShimHeader()
         try data.withUnsafeReadableBytes { bytes in
-            try call { error in CVipsShim_probe(bytes.baseAddress ?? emptyBase, bytes.count, &header, &error) }
+            try call { error in
+                CVipsShim_probe(bytes.baseAddress ?? emptyBase, bytes.count, source.shim, &header, &error)
+            }
         }
-        let loader = withUnsafeBytes(of: header.loader) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         return ImageHeader(
             width: Int(header.width),
             height: Int(header.page_height),
             frames: max(1, Int(header.pages)),
-            format: format(ofLoader: loader)
+            format: source.format
         )
     }
 
@@ -106,6 +127,7 @@ public enum Vips {
     ///
     /// - Parameters:
     ///   - data: the encoded source.
+    ///   - sourceFormat: the format the source must be in; by default the one its first bytes show.
     ///   - width: the target box width, at least 1.
     ///   - height: the target box height, at least 1.
     ///   - mode: how the source fits the box.
@@ -113,23 +135,28 @@ public enum Vips {
     ///   - format: the output format.
     ///   - quality: 1...100, for JPEG and WebP.
     ///   - allFrames: keep every frame of an animation (else the first only).
+    ///   - control: stops the render when cancelled or out of time.
     /// - Returns: the encoded result.
     /// - Throws: `MockCDNError.imageFailure` with vips' message.
     public static func resize(
         _ data: ByteBuffer,
+        as sourceFormat: ImageFormat? = nil,
         width: Int,
         height: Int,
         mode: ResizeMode,
         anchor: Anchor = .center,
         format: OutputFormat,
         quality: Int = 85,
-        allFrames: Bool = false
+        allFrames: Bool = false,
+        control: RenderControl? = nil
     ) throws -> ByteBuffer {
-        try data.withUnsafeReadableBytes { bytes in
+        let source = try shimSource(sourceFormat ?? ImageFormat(sniffing: data))
+        return try data.withUnsafeReadableBytes { bytes in
             try output { out, length, error in
                 CVipsShim_resize(
                     bytes.baseAddress ?? emptyBase,
                     bytes.count,
+                    source.shim,
                     Int32(clamping: width),
                     Int32(clamping: height),
                     mode.shimValue,
@@ -137,6 +164,7 @@ public enum Vips {
                     format.shimValue,
                     Int32(clamping: quality),
                     allFrames ? 1 : 0,
+                    control?.pointer,
                     &out,
                     &length,
                     &error
@@ -231,12 +259,17 @@ public enum Vips {
         return ByteBuffer(bytes: UnsafeRawBufferPointer(start: out, count: length))
     }
 
-    private static func format(ofLoader loader: String) -> ImageFormat? {
-        let prefixes: [(String, ImageFormat)] = [
-            ("jpegload", .jpeg), ("pngload", .png), ("webpload", .webp), ("gifload", .gif),
-            ("heifload", .heif), ("svgload", .svg),
-        ]
-        return prefixes.first { loader.hasPrefix($0.0) }?.1
+    /// The shim's name for a format it decodes; SVG and unknown bytes are refused.
+    private static func shimSource(_ format: ImageFormat?) throws -> (format: ImageFormat, shim: CVipsShimSource) {
+        switch format {
+        case .jpeg: (.jpeg, CVipsShimSourceJPEG)
+        case .png: (.png, CVipsShimSourcePNG)
+        case .webp: (.webp, CVipsShimSourceWebP)
+        case .gif: (.gif, CVipsShimSourceGIF)
+        case .heif: (.heif, CVipsShimSourceHEIF)
+        case .bmp: (.bmp, CVipsShimSourceBMP)
+        case .svg, nil: throw MockCDNError.imageFailure("not an image format MockCDN decodes")
+        }
     }
 }
 

@@ -47,17 +47,31 @@ public enum MediaSniffer {
         }
         if ascii("OggS") { return "audio/ogg" }
         if ascii("PK\u{03}\u{04}") { return "application/zip" }
-        if isSVG(prefix) { return "image/svg+xml" }
-        return nil
+        return markup(prefix)
     }
 
-    /// SVG is XML text whose root element is `svg`: look for `<svg` after an optional BOM, XML declaration,
-    /// comments and doctype.
-    private static func isSVG(_ prefix: [UInt8]) -> Bool {
-        guard let text = String(bytes: prefix, encoding: .utf8) ?? String(bytes: prefix.dropLast(3), encoding: .utf8)
-        else { return false }
+    /// Tags that make markup HTML, as browsers sniff it (WHATWG MIME Sniffing, section 7.1).
+    private static let htmlTags = [
+        "<!doctype html", "<html", "<head", "<script", "<iframe", "<h1", "<div", "<font", "<table", "<a", "<style",
+        "<title", "<b", "<body", "<br", "<p", "<!--",
+    ]
+
+    /// Markup, told apart as browsers would treat it: SVG in any spelling of its root (`<svg`, a prefixed
+    /// `<x:svg`, or the SVG namespace anywhere), HTML by its leading tag, other XML by its declaration.
+    private static func markup(_ prefix: [UInt8]) -> String? {
+        let text = String(decoding: prefix, as: UTF8.self).lowercased()
         let trimmed = text.drop { $0 == "\u{FEFF}" || $0.isWhitespace }
-        guard trimmed.hasPrefix("<") else { return false }
-        return trimmed.range(of: "<svg") != nil
+        guard trimmed.hasPrefix("<") else { return nil }
+        if trimmed.contains("<svg") || trimmed.contains(":svg") || trimmed.contains("http://www.w3.org/2000/svg") {
+            return "image/svg+xml"
+        }
+        for tag in htmlTags where trimmed.hasPrefix(tag) {
+            let next = trimmed.dropFirst(tag.count).first
+            if tag == "<!--" || next == nil || next == ">" || next == " " || next == "\t" || next == "\n" {
+                return "text/html"
+            }
+        }
+        if trimmed.hasPrefix("<?xml") { return "application/xml" }
+        return nil
     }
 }

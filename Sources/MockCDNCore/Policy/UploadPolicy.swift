@@ -95,8 +95,12 @@ public enum UploadPolicy {
         config: UploadConfig
     ) throws(UploadRejection) -> String {
         let sniffed = MediaSniffer.sniff(prefix)
-        let declared = declaredType.map(normalised).flatMap {
-            $0.isEmpty || $0 == "application/octet-stream" ? nil : $0
+        var declared: String?
+        if let declaredType, !declaredType.trimmingCharacters(in: .whitespaces).isEmpty {
+            guard let essence = MediaType.essence(declaredType) else {
+                throw UploadRejection("declared content type is not a valid media type (RFC 9110 type/subtype)")
+            }
+            declared = essence == "application/octet-stream" ? nil : essence
         }
         let contentType: String
         switch kind {
@@ -111,9 +115,7 @@ public enum UploadPolicy {
             }
             contentType = sniffed
         case .file:
-            contentType =
-                declared ?? sniffed ?? MediaSniffer.typeByExtension[fileExtension(fileName)]
-                ?? "application/octet-stream"
+            contentType = Self.storedType(declared: declared, sniffed: sniffed, fileName: fileName)
         }
         let fileExtension = Self.fileExtension(fileName)
         let allowedExtensions = config.allowedFileExtensions.map(normalisedExtension)
@@ -132,6 +134,39 @@ public enum UploadPolicy {
             throw UploadRejection("mime type \(contentType) is blocked for this app")
         }
         return contentType
+    }
+
+    /// The type a file is stored and served as. The bytes decide it; a declaration only narrows it (a ZIP
+    /// declared as a Word document), never widens it: bytes the sniffer does not recognise are never stored
+    /// as an image, audio, video, PDF or ZIP type, whatever was declared or whatever the name ends in.
+    static func storedType(declared: String?, sniffed: String?, fileName: String) -> String {
+        let byExtension = MediaSniffer.typeByExtension[fileExtension(fileName)]
+        if let sniffed {
+            guard let declared else { return sniffed }
+            return narrows(declared, sniffed) ? declared : sniffed
+        }
+        for candidate in [declared, byExtension] {
+            if let candidate, !MediaType.isBinaryFormat(candidate) { return candidate }
+        }
+        return "application/octet-stream"
+    }
+
+    /// Whether `declared` is `sniffed` or a more specific kind of it.
+    private static func narrows(_ declared: String, _ sniffed: String) -> Bool {
+        if declared == sniffed { return true }
+        switch sniffed {
+        case "application/zip":
+            // OOXML, OpenDocument, EPUB, JAR and APK files are ZIP archives.
+            return declared.hasPrefix("application/vnd.") || declared == "application/epub+zip"
+                || declared == "application/java-archive"
+        case "video/mp4":
+            // The ISO base media family: the sniffer cannot tell an MP4 audio track or 3GPP apart.
+            return declared == "audio/mp4" || declared.hasPrefix("video/3gpp") || declared == "video/x-m4v"
+        case "application/xml":
+            return MediaType.isActive(declared) && declared.hasSuffix("xml")
+        default:
+            return sameImageType(declared, sniffed)
+        }
     }
 
     /// A file name safe in a URL and on disk: the last path component, characters outside
@@ -168,9 +203,9 @@ public enum UploadPolicy {
         text.hasPrefix(".") ? String(text.dropFirst()).lowercased() : text.lowercased()
     }
 
-    /// `Image/JPEG; charset=x` -> `image/jpeg`.
+    /// `Image/JPEG; charset=x` -> `image/jpeg`; a configured entry that is no media type matches nothing.
     static func normalised(_ type: String) -> String {
-        String(type.split(separator: ";", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        MediaType.essence(type) ?? ""
     }
 
     private static func sameImageType(_ declared: String, _ sniffed: String) -> Bool {

@@ -1,31 +1,103 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import MockCDNCore
 
-/// Guards the `/_mockcdn` routes: open when the server binds loopback only; otherwise they need
-/// `Authorization: Bearer <admin token>`, compared in constant time.
+/// Guards the `/_mockcdn` routes against other machines and against web pages.
+///
+/// - Off loopback they need `Authorization: Bearer <admin token>`, compared in constant time.
+/// - Without the token (a loopback bind), a browser must not be able to drive them: the control routes
+///   send no CORS headers, so a page cannot read their answers; a POST needs a JSON body type, which a page
+///   cannot send across origins without a preflight that is refused; and the `Host` must be one a DNS
+///   rebinding attack cannot produce: an IP literal, `localhost`, the bound host or the public URL's host.
+///   PUT, PATCH and DELETE always need a preflight, so the content-type rule is about POST.
+///
+/// A loopback bind gets no generated token: every local process can already reach the port, a token it
+/// could read from a file would stop none of them, and the checks above are what stop a web page.
 struct AdminGuard: RouterMiddleware {
     typealias Context = AppRequestContext
 
-    /// nil: open (loopback bind).
+    /// Needed when set (a non-loopback bind).
+    let requiredToken: String?
+    /// A token that, when sent, passes the browser checks (the configured one, on any bind).
     let token: String?
+    /// Host names (lower-case, no port) accepted besides IP literals and `localhost`.
+    let hostNames: Set<String>
+
+    /// - Parameters:
+    ///   - configuration: the bind and the admin token.
+    ///   - publicURL: the configured public URL, whose host is accepted.
+    init(configuration: ServerConfiguration) {
+        self.token = configuration.adminToken
+        self.requiredToken = configuration.bindsLoopbackOnly ? nil : configuration.adminToken
+        var names: Set<String> = [Self.hostName(configuration.host)]
+        if let publicURL = configuration.publicURL, let host = Self.hostOfURL(publicURL) { names.insert(host) }
+        self.hostNames = names
+    }
 
     func handle(
         _ request: Request,
         context: AppRequestContext,
         next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
-        if let token = self.token {
-            let header = request.headers[.authorization] ?? ""
-            let sent = header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : ""
-            guard !sent.isEmpty, SecureBytes.constantTimeEqual(sent, token) else {
+        let header = request.headers[.authorization] ?? ""
+        let sent = header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : ""
+        let authorised = !sent.isEmpty && self.token.map { SecureBytes.constantTimeEqual(sent, $0) } == true
+        if self.requiredToken != nil, !authorised {
+            throw HTTPError(
+                .unauthorized,
+                headers: [.wwwAuthenticate: "Bearer realm=\"mockcdn\""],
+                message: "the test-control API needs Authorization: Bearer <admin token> on this address"
+            )
+        }
+        if !authorised {
+            guard self.accepts(host: request.head.authority) else {
                 throw HTTPError(
-                    .unauthorized,
-                    headers: [.wwwAuthenticate: "Bearer realm=\"mockcdn\""],
-                    message: "the test-control API needs Authorization: Bearer <admin token> on this address"
+                    .forbidden,
+                    message: "the test-control API answers only on an IP address, localhost, the bound host or "
+                        + "the public URL's host (a DNS rebinding guard); or send the admin token"
+                )
+            }
+            if request.method == .post, request.headers[.contentType].flatMap(MediaType.essence) != "application/json" {
+                throw HTTPError(
+                    .unsupportedMediaType,
+                    message: "test-control POST requests need Content-Type: application/json (so that a web page "
+                        + "cannot send them), or the admin token"
                 )
             }
         }
         return try await next(request, context)
+    }
+
+    /// Whether a `Host` value names this server in a way DNS rebinding cannot fake.
+    func accepts(host value: String?) -> Bool {
+        guard let value, !value.isEmpty else { return false }
+        let name = Self.hostName(value)
+        if name == "localhost" || name.hasSuffix(".localhost") || self.hostNames.contains(name) { return true }
+        return Self.isIPLiteral(name)
+    }
+
+    /// The host of a `Host` value or bind address, lower-cased, without port or IPv6 brackets.
+    static func hostName(_ value: String) -> String {
+        var host = Substring(value.lowercased())
+        if host.hasPrefix("[") {
+            host = host.dropFirst().prefix { $0 != "]" }
+        } else if host.filter({ $0 == ":" }).count == 1, let colon = host.lastIndex(of: ":") {
+            host = host[..<colon]
+        }
+        return String(host)
+    }
+
+    private static func hostOfURL(_ url: String) -> String? {
+        guard let start = url.range(of: "://")?.upperBound else { return nil }
+        let authority = url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return hostName(String(authority))
+    }
+
+    /// IPv4 dotted quads and IPv6 literals (which hold a colon once the brackets are gone).
+    static func isIPLiteral(_ name: String) -> Bool {
+        if name.contains(":") { return name.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." } }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { part in UInt8(part) != nil && part.allSatisfy(\.isNumber) }
     }
 }

@@ -49,6 +49,7 @@ struct CDNController {
             let variant = try await self.variant(of: metadata, key: key, app: app, transform: transform)
             return try Self.respond(
                 to: request,
+                app: app,
                 contentType: variant.contentType,
                 etag: variant.etag,
                 lastModified: metadata.created,
@@ -63,6 +64,7 @@ struct CDNController {
         let store = self.services.store
         return try Self.respond(
             to: request,
+            app: app,
             contentType: metadata.contentType,
             etag: metadata.etag,
             lastModified: metadata.created,
@@ -79,6 +81,7 @@ struct CDNController {
     /// range (206) or the whole (200), and for HEAD the headers alone.
     private static func respond(
         to request: Request,
+        app: MediaApp,
         contentType: String,
         etag: String,
         lastModified: Date,
@@ -92,6 +95,12 @@ struct CDNController {
             .acceptRanges: "bytes",
             .cacheControl: Self.cacheControl,
         ]
+        if MediaType.isActive(contentType), !app.configuration.inlineActiveContent {
+            // Uploaded HTML, SVG, XML or script must not run on MockCDN's origin: a sandbox without
+            // allow-scripts gives the document an opaque origin and no script, and a download is not rendered.
+            headers[.contentSecurityPolicy] = "sandbox"
+            headers[.contentDisposition] = "attachment"
+        }
         let outcome = ConditionalRequest.evaluate(
             ifNoneMatch: request.headers[.ifNoneMatch],
             ifModifiedSince: request.headers[.ifModifiedSince],
@@ -120,9 +129,10 @@ struct CDNController {
         return Response(status: status, headers: headers, body: body(range))
     }
 
-    /// The variant for `transform`, from the cache or made now (off the event loop). The pixel bound is
-    /// checked from the dimensions stored at upload before the source is read, and again from the
-    /// source's own header before libvips decodes it.
+    /// The variant for `transform`, from the cache or made now (off the event loop). The pixel bounds on
+    /// source and output are checked from the dimensions stored at upload before the source is read, and
+    /// again from the source's own header before libvips decodes it. Only the decoder of the format the
+    /// bytes showed at upload reads them.
     private func variant(
         of metadata: ObjectMetadata,
         key: ObjectKey,
@@ -132,32 +142,49 @@ struct CDNController {
         let store = self.services.store
         let metrics = self.services.metrics
         let limit = app.configuration.maximumSourcePixels
+        guard let format = ImageFormat(mimeType: metadata.contentType) else {
+            throw S3Error(TransformRefusal(kind: .invalid, message: "This image format is served as is, never resized"))
+        }
         do {
             if let stored = ImageHeader(extras: metadata.extras) {
                 try VariantRenderer.checkPixels(stored, maximumPixels: limit)
+                try VariantRenderer.checkOutput(stored, transform: transform, maximumPixels: limit)
             }
             return try await self.services.variants.variant(
                 object: key.rawValue,
                 etag: metadata.etag,
                 transform: transform.normalized
             ) {
-                let started = ContinuousClock.now
-                defer { metrics.resized(in: .now - started) }
-                let source = try await store.collect(key)
-                return try await NIOThreadPool.singleton.runIfActive {
-                    let header: ImageHeader
-                    do {
-                        header = try Vips.probe(source)
-                    } catch {
-                        throw TransformRefusal(kind: .unprocessable, message: "The image's header cannot be read")
+                let workers = ImageWorkers.shared
+                // A slot first, then the source: at most `renderThreads` sources are buffered at once.
+                return try await workers.sourceSlots.withPermit {
+                    let started = ContinuousClock.now
+                    defer { metrics.resized(in: .now - started) }
+                    let source = try await store.collect(key)
+                    let control = Vips.RenderControl(seconds: ImageWorkers.renderSeconds)
+                    return try await withTaskCancellationHandler {
+                        try await workers.renders.runIfActive {
+                            let header: ImageHeader
+                            do {
+                                header = try Vips.probe(source, as: format)
+                            } catch {
+                                throw TransformRefusal(
+                                    kind: .unprocessable,
+                                    message: "The image's header cannot be read"
+                                )
+                            }
+                            return try VariantRenderer.render(
+                                source,
+                                header: header,
+                                format: format,
+                                transform: transform,
+                                maximumPixels: limit,
+                                control: control
+                            )
+                        }
+                    } onCancel: {
+                        control.cancel()
                     }
-                    return try VariantRenderer.render(
-                        source,
-                        header: header,
-                        contentType: metadata.contentType,
-                        transform: transform,
-                        maximumPixels: limit
-                    )
                 }
             }
         } catch let refusal as TransformRefusal {

@@ -178,6 +178,8 @@ struct SecureMediaController {
             case .input(let message): throw CometChatError.badRequest(message)
             case .tooLarge(let limit): throw CometChatError.tooLarge(limit: limit)
             case .storage(let message): throw CometChatError.internal(message)
+            case .unavailable(let message, let status):
+                throw CometChatError(status: status, code: "ERR_UNAVAILABLE", message: message)
             }
         }
     }

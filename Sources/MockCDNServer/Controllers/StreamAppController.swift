@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import MockCDNCore
 import NIOCore
+import NIOPosix
 
 /// Stream app settings (`GET|PATCH /app`), channel members and the channel's upload listing.
 struct StreamAppController {
@@ -130,6 +131,9 @@ struct StreamAppController {
                 throw StreamAPIError.notAllowed("user is not a member of channel \(channel)")
             }
         }
+        let query = context.record.query(of: request)
+        let limit = try Self.pageNumber(query.values("limit").first, name: "limit", range: 1...Self.maximumPageSize)
+        let offset = try Self.pageNumber(query.values("offset").first, name: "offset", range: 0...Int(Int32.max))
         let now = self.services.clock.unixSeconds
         let objects = try await self.services.store.list(prefix: app.id + "/")
             .filter { $0.extras["channel"] == channel }
@@ -138,23 +142,43 @@ struct StreamAppController {
                     Double($1.extras["uploaded_at"] ?? "") ?? 0, $1.key
                 )
             }
-        let formatter = ISO8601DateFormatter()
-        let uploads = try objects.map { object in
-            let key = try ObjectKey(object.key)
-            // Fresh signatures on every listing, as Stream re-signs links whenever messages are read.
-            let link = try self.services.links.signedURL(app: app, key: key, now: now)
-            return UploadsResponse.Upload(
-                file: link,
-                thumbURL: object.key.hasPrefix(app.id + "/images/")
-                    ? link + "&" + ImageTransform.thumbnail.normalized : nil,
-                name: object.extras["original_name"] ?? key.rawValue.split(separator: "/").last.map(String.init) ?? "",
-                mimeType: object.contentType,
-                size: object.size,
-                userID: object.owner,
-                createdAt: formatter.string(from: object.created)
-            )
+            .dropFirst(offset ?? 0)
+            .prefix(limit ?? Self.defaultPageSize)
+        let links = self.services.links
+        // RSA signing costs about a millisecond a link: a page of them is signed on the thread pool, never on
+        // the event loop that serves every other request.
+        let uploads = try await NIOThreadPool.singleton.runIfActive {
+            let formatter = ISO8601DateFormatter()
+            return try objects.map { object in
+                let key = try ObjectKey(object.key)
+                // Fresh signatures on every listing, as Stream re-signs links whenever messages are read.
+                let link = try links.signedURL(app: app, key: key, now: now)
+                return UploadsResponse.Upload(
+                    file: link,
+                    thumbURL: object.key.hasPrefix(app.id + "/images/")
+                        ? link + "&" + ImageTransform.thumbnail.normalized : nil,
+                    name: object.extras["original_name"] ?? key.rawValue.split(separator: "/").last.map(String.init)
+                        ?? "",
+                    mimeType: object.contentType,
+                    size: object.size,
+                    userID: object.owner,
+                    createdAt: formatter.string(from: object.created)
+                )
+            }
         }
         return UploadsResponse(uploads: uploads, duration: context.duration)
+    }
+
+    /// Uploads a listing page holds unless `limit` says otherwise, and the most it may say.
+    static let defaultPageSize = 100
+    static let maximumPageSize = 1000
+
+    private static func pageNumber(_ text: String?, name: String, range: ClosedRange<Int>) throws -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw StreamAPIError.input("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
     }
 
     /// Decodes a small JSON body (at most 64 KiB); malformed JSON is a Stream input error.

@@ -154,6 +154,7 @@ struct StreamUploadController {
         case .input(let message): .input(message)
         case .tooLarge(let limit): .tooLarge(limit: limit)
         case .storage(let message): .internal(message)
+        case .unavailable(let message, let status): .init(status: status, code: -1, message: message)
         }
     }
 

@@ -11,6 +11,8 @@ enum UploadFailure: Error {
     case tooLarge(limit: Int)
     /// The store could not keep the file (disk full, I/O error): a server-side failure, 500.
     case storage(String)
+    /// The upload cannot be kept now: the store is full (507) or the server was reset under it (503).
+    case unavailable(String, status: HTTPResponse.Status)
 }
 
 /// Receives a multipart/form-data upload for any of MockCDN's upload routes: applies the app's policy to
@@ -59,6 +61,7 @@ struct UploadReceiver {
         guard let boundary = MultipartReader.boundary(contentType: request.headers[.contentType]) else {
             throw UploadFailure.input("Content-Type must be multipart/form-data with a boundary")
         }
+        let epoch = self.services.epoch.current
         let reader = MultipartReader(
             body: request.body,
             boundary: boundary,
@@ -105,6 +108,13 @@ struct UploadReceiver {
             if object.contentType.hasPrefix("image/"), object.contentType != ImageFormat.svg.mimeType {
                 object = try await self.recordDimensions(of: object, key: key, kind: kind)
             }
+            // A reset while the bytes streamed in: the fresh state must not hold this upload.
+            guard self.services.epoch.current == epoch else {
+                throw UploadFailure.unavailable(
+                    "MockCDN was reset while this upload was in flight; send it again",
+                    status: .serviceUnavailable
+                )
+            }
             return Received(object: object, key: key, fields: fields)
         } catch {
             if let stored { await self.discard(stored) }
@@ -113,6 +123,8 @@ struct UploadReceiver {
             case UploadFailure.tooLarge: throw UploadFailure.tooLarge(limit: limit)
             case let error as MockCDNError where error == .invalidObjectKey: throw UploadFailure.input(error.detail)
             case let error as MockCDNError where error == .storageFailure: throw UploadFailure.storage(error.detail)
+            case let error as MockCDNError where error == .insufficientStorage:
+                throw UploadFailure.unavailable(error.detail, status: HTTPResponse.Status(code: 507))
             default: throw error
             }
         }

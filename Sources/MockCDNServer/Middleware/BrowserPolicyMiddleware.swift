@@ -1,0 +1,59 @@
+import HTTPTypes
+import Hummingbird
+
+/// What browsers are told on every answer: `X-Content-Type-Options: nosniff`, so no file is run as another
+/// type than it is served as; and CORS for the media and API routes only, never for the test-control routes,
+/// so a web page can neither read their answers nor pass their preflights.
+struct BrowserPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Response headers a web media player needs to read.
+    static var exposedHeaders: [String] {
+        ["ETag", "Content-Length", "Content-Range", "Accept-Ranges", "Last-Modified"]
+    }
+
+    private let cors: CORSMiddleware<Context>
+    private let exposed: String
+
+    init(allowHeaders: [HTTPField.Name]) {
+        self.cors = CORSMiddleware(
+            allowOrigin: .all,
+            allowHeaders: allowHeaders,
+            allowMethods: [.get, .head, .post, .put, .patch, .delete, .options],
+            exposedHeaders: Self.exposedHeaders,
+            maxAge: .seconds(86400)
+        )
+        self.exposed = Self.exposedHeaders.joined(separator: ", ")
+    }
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var response: Response
+        if Self.isControl(path: request.uri.path) {
+            response = try await next(request, context)
+        } else {
+            response = try await self.cors.handle(request, context: context, next: next)
+            // CORSMiddleware sends Expose-Headers on preflights only, but browsers read it from the actual
+            // response (Fetch standard); without it a web player cannot see Content-Range or ETag.
+            if request.headers[.origin] != nil, request.method != .options {
+                response.headers[.accessControlExposeHeaders] = self.exposed
+            }
+        }
+        response.headers[.xContentTypeOptions] = "nosniff"
+        return response
+    }
+
+    /// Whether a path is a test-control route as the router would match it: `/_mockcdn/...` or `/metrics`,
+    /// with empty segments (`//_mockcdn`) ignored as the router ignores them. Decided from the path, not the
+    /// matched route, because a preflight (OPTIONS) matches no route.
+    static func isControl(path: String) -> Bool {
+        let segments = path.split(separator: "/")
+        guard let first = segments.first else { return false }
+        return first == "_mockcdn" || (first == "metrics" && segments.count == 1)
+    }
+}
+
+extension HTTPField.Name {
+    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+}
