@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import signal
 import subprocess
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pytest
@@ -27,12 +28,14 @@ class RunningServer:
         raise KeyError(field)
 
 
-@pytest.fixture(scope="module")
-def mockcdn():
+@contextmanager
+def launch(*flags: str):
+    """Runs `mockcdn serve --port 0` with the fixtures and `flags`; yields the RunningServer, then stops it
+    with SIGTERM and checks it exits cleanly."""
     if not BINARY.exists():
         pytest.fail(f"MockCDN binary not found at {BINARY} (set MOCKCDN_BINARY)")
     proc = subprocess.Popen(
-        [str(BINARY), "serve", "--port", "0", "--log-level", "warning", "--fixtures", str(REPO / "Fixtures" / "media")],
+        [str(BINARY), "serve", "--port", "0", "--log-level", "warning", "--fixtures", str(REPO / "Fixtures" / "media"), *flags],
         stdout=subprocess.PIPE,
         stderr=None,
         text=True,
@@ -52,6 +55,12 @@ def mockcdn():
             proc.wait()
             pytest.fail("mockcdn did not exit within 20 s of SIGTERM")
     assert code == 0, f"mockcdn exited with {code} after SIGTERM"
+
+
+@pytest.fixture(scope="module")
+def mockcdn():
+    with launch() as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

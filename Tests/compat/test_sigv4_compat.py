@@ -42,7 +42,8 @@ def _s3(server: str):
 
 def _advance(server: str, seconds: int) -> None:
     status, body, _ = request(
-        f"{server}/_mockcdn/clock/advance", "POST", json.dumps({"seconds": seconds}).encode()
+        f"{server}/_mockcdn/clock/advance", "POST", json.dumps({"seconds": seconds}).encode(),
+        {"Content-Type": "application/json"},
     )
     assert status == 200, body
 
