@@ -7,7 +7,8 @@ import Synchronization
 final class FaultInjector: Sendable {
     struct Match: Codable, Sendable, Equatable {
         var method: String?
-        /// A prefix, or a glob when it holds `*` (which then matches any characters, `/` included).
+        /// A prefix, or a glob when it holds `*` (which then matches any characters, `/` included); at most
+        /// `maximumPatternLength` bytes.
         var path: String?
         /// The name of a query parameter the request must carry.
         var query: String?
@@ -30,6 +31,7 @@ final class FaultInjector: Sendable {
         }
     }
 
+    /// A rule as the controllers show it: its counters as they stood when read.
     struct Rule: Sendable {
         let id: String
         let match: Match
@@ -40,15 +42,212 @@ final class FaultInjector: Sendable {
         var hits = 0
     }
 
+    /// A rule as kept: its pattern compiled when it is added, its counters atomic, so a request matches and
+    /// fires it without a lock.
+    final class Installed: Sendable {
+        let id: String
+        let match: Match
+        /// `match.method`, upper-cased once.
+        let method: String?
+        let path: PathPattern?
+        let probability: Double
+        let action: Action
+        /// Whether `times` was given; `remaining` only counts when it was.
+        let limited: Bool
+        let remaining: Atomic<Int>
+        let hits = Atomic<Int>(0)
+
+        init(id: String, match: Match, times: Int?, probability: Double, action: Action) {
+            self.id = id
+            self.match = match
+            self.method = match.method?.uppercased()
+            self.path = match.path.map(PathPattern.init)
+            self.probability = probability
+            self.action = action
+            self.limited = times != nil
+            self.remaining = Atomic(times ?? 0)
+        }
+
+        /// The rule's counters now. Read one after the other, so while requests fire it, `hits` may lag a hit
+        /// behind `remaining`.
+        var snapshot: Rule {
+            Rule(
+                id: self.id,
+                match: self.match,
+                remaining: self.limited ? self.remaining.load(ordering: .relaxed) : nil,
+                probability: self.probability,
+                action: self.action,
+                hits: self.hits.load(ordering: .relaxed)
+            )
+        }
+
+        /// Whether the rule is out of hits, so it no longer matches.
+        var isSpent: Bool { self.limited && self.remaining.load(ordering: .relaxed) == 0 }
+
+        func matches(method: String, path: [UInt8], queryNames: Set<String>) -> Bool {
+            if let expected = self.method, expected != method { return false }
+            if let query = self.match.query, !queryNames.contains(query) { return false }
+            return self.path?.matches(path) ?? true
+        }
+
+        /// Takes one hit: a compare-and-exchange on `remaining`, so of any number of requests racing for a
+        /// rule's last hits, exactly `times` win.
+        ///
+        /// - Returns: the rule as this hit left it; nil when another request took the last hit first.
+        func fire() -> Rule? {
+            var remaining: Int?
+            if self.limited {
+                var current = self.remaining.load(ordering: .relaxed)
+                while true {
+                    guard current > 0 else { return nil }
+                    let (exchanged, original) = self.remaining.compareExchange(
+                        expected: current,
+                        desired: current - 1,
+                        ordering: .relaxed
+                    )
+                    if exchanged { break }
+                    current = original
+                }
+                remaining = current - 1
+            }
+            let hits = self.hits.wrappingAdd(1, ordering: .relaxed).newValue
+            return Rule(
+                id: self.id,
+                match: self.match,
+                remaining: remaining,
+                probability: self.probability,
+                action: self.action,
+                hits: hits
+            )
+        }
+    }
+
+    /// A `match.path` compiled once: a prefix, or a glob split at `*` into literal segments.
+    ///
+    /// A glob of literals and `*` alone matches when its first segment is a prefix, its last a suffix (not
+    /// overlapping the prefix), and each middle segment is found in order between them. Taking each middle
+    /// segment's leftmost occurrence is never wrong (an earlier end leaves more room for the rest), so no
+    /// backtracking is needed; with a KMP search each segment costs time linear in the text it scans, and a
+    /// match costs O(path + pattern) however many stars the pattern has.
+    struct PathPattern: Sendable {
+        /// A literal between stars, with its KMP failure table: `failure[i]` is the length of the longest proper
+        /// prefix of `bytes[...i]` that is also its suffix.
+        struct Segment: Sendable {
+            let bytes: [UInt8]
+            let failure: [Int]
+
+            init(_ bytes: [UInt8]) {
+                self.bytes = bytes
+                var failure = [Int](repeating: 0, count: bytes.count)
+                var length = 0
+                for index in bytes.indices.dropFirst() {
+                    while length > 0, bytes[index] != bytes[length] { length = failure[length - 1] }
+                    if bytes[index] == bytes[length] { length += 1 }
+                    failure[index] = length
+                }
+                self.failure = failure
+            }
+
+            /// Finds the segment's leftmost occurrence in `text[start..<end]`.
+            ///
+            /// - Parameters:
+            ///   - text: the path.
+            ///   - start: where to start looking.
+            ///   - end: where an occurrence must end by.
+            ///   - steps: counts the comparisons, at most twice the bytes scanned.
+            /// - Returns: the index just past the occurrence; nil when there is none.
+            func end(in text: [UInt8], from start: Int, to end: Int, steps: inout Int) -> Int? {
+                var matched = 0
+                var index = start
+                while end - index >= self.bytes.count - matched {
+                    steps += 1
+                    if text[index] == self.bytes[matched] {
+                        matched += 1
+                        index += 1
+                        if matched == self.bytes.count { return index }
+                    } else if matched > 0 {
+                        matched = self.failure[matched - 1]
+                    } else {
+                        index += 1
+                    }
+                }
+                return nil
+            }
+        }
+
+        enum Kind: Sendable {
+            case prefix([UInt8])
+            /// `first*middle[0]*...*last`; empty middle segments (`**`) are dropped.
+            case glob(first: [UInt8], middle: [Segment], last: [UInt8])
+        }
+
+        let kind: Kind
+
+        /// Compiles a pattern: a prefix, or a glob when it holds `*`.
+        ///
+        /// - Parameter pattern: `match.path`.
+        init(_ pattern: String) {
+            let bytes = Array(pattern.utf8)
+            let parts = bytes.split(separator: UInt8(ascii: "*"), omittingEmptySubsequences: false).map(Array.init)
+            guard parts.count > 1 else {
+                self.kind = .prefix(bytes)
+                return
+            }
+            self.kind = .glob(
+                first: parts[0],
+                middle: parts.dropFirst().dropLast().filter { !$0.isEmpty }.map(Segment.init),
+                last: parts[parts.count - 1]
+            )
+        }
+
+        func matches(_ path: [UInt8]) -> Bool {
+            var steps = 0
+            return self.matches(path, steps: &steps)
+        }
+
+        /// Matches a path, counting byte comparisons (so a test can show the cost is linear).
+        ///
+        /// - Parameters:
+        ///   - path: the request path's bytes.
+        ///   - steps: incremented once per byte comparison.
+        /// - Returns: whether the pattern matches the whole path (a prefix: its start).
+        func matches(_ path: [UInt8], steps: inout Int) -> Bool {
+            switch self.kind {
+            case .prefix(let prefix):
+                steps += prefix.count
+                return path.starts(with: prefix)
+            case .glob(let first, let middle, let last):
+                guard path.count >= first.count + last.count else { return false }
+                steps += first.count + last.count
+                guard path.starts(with: first), path[(path.count - last.count)...].elementsEqual(last) else {
+                    return false
+                }
+                var position = first.count
+                let end = path.count - last.count
+                for segment in middle {
+                    guard let next = segment.end(in: path, from: position, to: end, steps: &steps) else {
+                        return false
+                    }
+                    position = next
+                }
+                return true
+            }
+        }
+    }
+
     /// The most rules kept at once.
     static let maximumRules = 1000
+    /// The longest `match.path`, so compiling and matching a rule stay cheap.
+    static let maximumPatternLength = 1024
 
     /// Why a rule was refused.
     struct Invalid: Error {
         let message: String
     }
 
-    private let state = Mutex<(rules: [Rule], next: Int)>(([], 1))
+    /// The rules in order, and the next id. A request copies the array (a reference, O(1)) under the lock and
+    /// matches outside it; an add or remove meanwhile writes a new array and leaves that copy as it was.
+    private let state = Mutex<(rules: [Installed], next: Int)>(([], 1))
     /// Read without the lock on every request, so the common case (no rules) costs nothing.
     private let ruleCount = Atomic<Int>(0)
 
@@ -79,6 +278,9 @@ final class FaultInjector: Sendable {
         if let method = match.method, method.isEmpty || method.count > 16 {
             throw Invalid(message: "match.method must be an HTTP method")
         }
+        if let path = match.path, path.utf8.count > Self.maximumPatternLength {
+            throw Invalid(message: "match.path must be at most \(Self.maximumPatternLength) bytes")
+        }
         return try self.state.withLock { state throws(Invalid) in
             guard state.rules.count < Self.maximumRules else {
                 throw Invalid(message: "at most \(Self.maximumRules) fault rules; DELETE /_mockcdn/faults first")
@@ -86,14 +288,14 @@ final class FaultInjector: Sendable {
             let id = "f\(state.next)"
             state.next += 1
             state.rules.append(
-                Rule(id: id, match: match, remaining: times, probability: probability, action: action)
+                Installed(id: id, match: match, times: times, probability: probability, action: action)
             )
             self.ruleCount.store(state.rules.count, ordering: .relaxed)
             return id
         }
     }
 
-    var rules: [Rule] { self.state.withLock { $0.rules } }
+    var rules: [Rule] { self.state.withLock { $0.rules }.map(\.snapshot) }
 
     @discardableResult
     func remove(id: String) -> Bool {
@@ -113,55 +315,25 @@ final class FaultInjector: Sendable {
     }
 
     /// The first rule that matches and fires, counted as a hit; rules out of hits no longer match.
+    ///
+    /// Matching runs on the rules as they stood when the request arrived, outside the lock, so one request's
+    /// matching never holds up another's, nor an add; a rule removed meanwhile may still fire for it.
+    ///
+    /// - Parameters:
+    ///   - method: the request method.
+    ///   - path: the request path, as sent.
+    ///   - queryNames: the names of the query parameters, evaluated only when there are rules.
+    /// - Returns: the rule as this hit left it, or nil when none fired.
     func fire(method: String, path: String, queryNames: @autoclosure () -> Set<String>) -> Rule? {
         guard self.ruleCount.load(ordering: .relaxed) > 0 else { return nil }
         let queryNames = queryNames()
-        return self.state.withLock { state in
-            for index in state.rules.indices {
-                let rule = state.rules[index]
-                guard rule.remaining != 0, Self.matches(rule.match, method: method, path: path, queryNames: queryNames)
-                else { continue }
-                guard rule.probability >= 1 || Double.random(in: 0..<1) < rule.probability else { continue }
-                state.rules[index].hits += 1
-                if let remaining = rule.remaining { state.rules[index].remaining = remaining - 1 }
-                return state.rules[index]
-            }
-            return nil
+        let rules = self.state.withLock { $0.rules }
+        let path = Array(path.utf8)
+        for rule in rules {
+            guard !rule.isSpent, rule.matches(method: method, path: path, queryNames: queryNames) else { continue }
+            guard rule.probability >= 1 || Double.random(in: 0..<1) < rule.probability else { continue }
+            if let fired = rule.fire() { return fired }
         }
-    }
-
-    static func matches(_ match: Match, method: String, path: String, queryNames: Set<String>) -> Bool {
-        if let expected = match.method, expected.uppercased() != method { return false }
-        if let query = match.query, !queryNames.contains(query) { return false }
-        guard let pattern = match.path else { return true }
-        return pattern.contains("*") ? glob(pattern, matches: path) : path.hasPrefix(pattern)
-    }
-
-    /// `*` matches any run of characters; everything else matches itself.
-    static func glob(_ pattern: String, matches text: String) -> Bool {
-        let pattern = Array(pattern.utf8)
-        let text = Array(text.utf8)
-        var p = 0
-        var t = 0
-        var star = -1
-        var resume = 0
-        while t < text.count {
-            if p < pattern.count, pattern[p] != UInt8(ascii: "*"), pattern[p] == text[t] {
-                p += 1
-                t += 1
-            } else if p < pattern.count, pattern[p] == UInt8(ascii: "*") {
-                star = p
-                resume = t
-                p += 1
-            } else if star >= 0 {
-                p = star + 1
-                resume += 1
-                t = resume
-            } else {
-                return false
-            }
-        }
-        while p < pattern.count, pattern[p] == UInt8(ascii: "*") { p += 1 }
-        return p == pattern.count
+        return nil
     }
 }
