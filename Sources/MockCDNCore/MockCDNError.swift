@@ -12,6 +12,7 @@ public struct MockCDNError: Error, Sendable, Equatable, CustomStringConvertible 
         case invalidKeyMaterial
         case imageFailure
         case storageFailure
+        case insufficientStorage
         case invalidConfiguration
     }
 
@@ -64,4 +65,8 @@ public struct MockCDNError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The disk store found its folder in a state it cannot use.
     public static let storageFailure = MockCDNError(.storageFailure, "storage failure")
     public static func storageFailure(_ message: String) -> MockCDNError { .init(.storageFailure, message) }
+
+    /// A store's byte budget has no room left for the object; nothing of it was kept.
+    public static let insufficientStorage = MockCDNError(.insufficientStorage, "insufficient storage")
+    public static func insufficientStorage(_ message: String) -> MockCDNError { .init(.insufficientStorage, message) }
 }
