@@ -131,8 +131,9 @@ public final class VariantCache: Sendable {
             if let flight = state.inFlight[key] { return .wait(flight.task, started: false) }
             state.lastFlight += 1
             let id = state.lastFlight
-            let fileName = Self.fileName(object: object, key: key)
-            let storedSize = self.directory == nil ? nil : state.files[fileName]?.size
+            // Without a folder there are no files: skip the two hashes.
+            let fileName = self.directory == nil ? "" : Self.fileName(object: object, key: key)
+            let storedSize = state.files[fileName]?.size
             let task = Task {
                 try await self.fill(
                     key: key,
