@@ -1,45 +1,103 @@
 import Foundation
 import NIOCore
 import Synchronization
+import _NIOFileSystem
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Resized variants, keyed by object, object ETag and normalised transform: a memory LRU bounded in bytes,
-/// and with a data directory a copy on disk that survives restarts. Identical requests that arrive
-/// together compute once. Deleting an object drops its variants.
+/// and with a data directory a copy on disk, also an LRU bounded in bytes, that survives restarts. Identical
+/// requests that arrive together compute once. Deleting an object drops its variants, including one still
+/// being rendered: that render's caller gets it, but the cache never keeps it.
 public final class VariantCache: Sendable {
     private struct Entry {
         let variant: ImageVariant
         var lastUse: UInt64
+        /// Its file's name, so a memory hit also keeps the disk copy recent.
+        let fileName: String
+    }
+
+    /// A variant file in the cache's folder.
+    private struct DiskFile {
+        let size: Int
+        var lastUse: UInt64
+    }
+
+    /// A render in progress. `drop(object:)` and `removeAll()` take it out of `inFlight`; when it finishes it
+    /// stores its variant only if it is still there under the same `id`. A variant of an object deleted
+    /// meanwhile is therefore never kept, and a newer render of the same key is never mistaken for it.
+    private struct Flight {
+        let id: UInt64
+        let task: Task<ImageVariant, any Error>
+    }
+
+    /// Where a finished render's variant comes from, for the disk copy.
+    private enum Source {
+        /// Rendered now and written to this temporary file (nil when not written).
+        case rendered(temporary: String?)
+        /// Read from its file on disk.
+        case disk
     }
 
     private struct State {
         var entries: [String: Entry] = [:]
         var keysByObject: [String: Set<String>] = [:]
         var bytes = 0
+        /// Variant files by name, and their total size.
+        var files: [String: DiskFile] = [:]
+        var diskBytes = 0
         var clock: UInt64 = 0
-        var inFlight: [String: Task<ImageVariant, any Error>] = [:]
+        var lastFlight: UInt64 = 0
+        var inFlight: [String: Flight] = [:]
     }
 
     /// The most bytes of variants kept in memory; 0 turns the cache off (memory and disk).
     public let memoryLimit: Int
+    /// The most bytes of variant files kept on disk (each file is the content type, a newline and the bytes).
+    public let diskLimit: Int
     private let directory: URL?
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let onLookup: @Sendable (_ hit: Bool) -> Void
 
+    /// Creates the cache; with a directory, indexes the variant files a previous run left there.
+    ///
     /// - Parameters:
     ///   - memoryLimit: bytes kept in memory; 0 disables caching.
-    ///   - directory: where variants are also written (`{data-dir}/variants`), or nil.
+    ///   - directory: where variants are also written (`{data-dir}/variants`), or nil. The cache owns the
+    ///     folder: anything in it that is not a variant file it wrote is removed.
+    ///   - diskLimit: bytes of variant files kept in `directory`; nil for `memoryLimit`. One budget for
+    ///     both is what `variant_cache_bytes` has always promised, and the disk copy only exists to refill
+    ///     memory after a restart, so it needs room for what memory holds and no more.
     ///   - onLookup: told of every lookup of an enabled cache: hit (memory, disk, or a render another
     ///     request started) or miss (this request renders); for metrics.
-    public init(memoryLimit: Int, directory: String?, onLookup: @escaping @Sendable (_ hit: Bool) -> Void = { _ in }) {
+    public init(
+        memoryLimit: Int,
+        directory: String?,
+        diskLimit: Int? = nil,
+        onLookup: @escaping @Sendable (_ hit: Bool) -> Void = { _ in }
+    ) {
         self.memoryLimit = memoryLimit
+        self.diskLimit = diskLimit ?? memoryLimit
         self.directory = directory.map { URL(fileURLWithPath: $0, isDirectory: true) }
         self.onLookup = onLookup
+        var state = State()
+        if let folder = self.directory, memoryLimit > 0 {
+            Self.indexFiles(in: folder, diskLimit: self.diskLimit, into: &state)
+        }
+        self.state = Mutex(state)
     }
 
     public var isEnabled: Bool { self.memoryLimit > 0 }
 
     /// Counts for metrics and tests.
     public var count: Int { self.state.withLock { $0.entries.count } }
+
+    /// Bytes of variant files on disk, as the cache counts them.
+    public var diskBytes: Int { self.state.withLock { $0.diskBytes } }
 
     /// The cached variant, or the one `render` makes (once, however many ask at the same time).
     ///
@@ -67,111 +125,308 @@ public final class VariantCache: Sendable {
             if var entry = state.entries[key] {
                 entry.lastUse = state.clock
                 state.entries[key] = entry
+                state.files[entry.fileName]?.lastUse = state.clock
                 return .hit(entry.variant)
             }
-            if let running = state.inFlight[key] { return .wait(running, started: false) }
-            let file = self.file(object: object, key: key)
-            let onLookup = self.onLookup
-            let running = Task {
-                if let file, let stored = Self.readFile(file) {
-                    onLookup(true)
-                    return stored
-                }
-                onLookup(false)
-                let variant = try await render()
-                if let file { Self.writeFile(variant, to: file) }
-                return variant
+            if let flight = state.inFlight[key] { return .wait(flight.task, started: false) }
+            state.lastFlight += 1
+            let id = state.lastFlight
+            // Without a folder there are no files: skip the two hashes.
+            let fileName = self.directory == nil ? "" : Self.fileName(object: object, key: key)
+            let storedSize = state.files[fileName]?.size
+            let task = Task {
+                try await self.fill(
+                    key: key,
+                    object: object,
+                    fileName: fileName,
+                    storedSize: storedSize,
+                    id: id,
+                    render: render
+                )
             }
-            state.inFlight[key] = running
-            return .wait(running, started: true)
+            state.inFlight[key] = Flight(id: id, task: task)
+            return .wait(task, started: true)
         }
-        let task: Task<ImageVariant, any Error>
         switch lookup {
         case .hit(let variant):
             self.onLookup(true)
             return variant
-        case .wait(let running, let started):
+        case .wait(let task, let started):
             if !started { self.onLookup(true) }
-            task = running
-        }
-        do {
-            let variant = try await task.value
-            self.store(variant, key: key, object: object)
-            return variant
-        } catch {
-            _ = self.state.withLock { $0.inFlight.removeValue(forKey: key) }
-            throw error
+            return try await task.value
         }
     }
 
-    /// Forgets every variant of `object`, in memory and on disk.
+    /// Forgets every variant of `object`, in memory and on disk; a render of it still running will not be
+    /// kept when it finishes.
     public func drop(object: String) {
+        let filePrefix = Self.objectHash(object) + "-"
         self.state.withLock { state in
             for key in state.keysByObject.removeValue(forKey: object) ?? [] {
                 if let entry = state.entries.removeValue(forKey: key) {
                     state.bytes -= entry.variant.bytes.readableBytes
                 }
             }
+            let keyPrefix = object + "\n"
+            for key in state.inFlight.keys where key.hasPrefix(keyPrefix) {
+                state.inFlight[key] = nil
+            }
+            for name in state.files.keys where name.hasPrefix(filePrefix) {
+                self.removeFile(name, from: &state)
+            }
         }
-        if let folder = self.folder(object: object) { try? FileManager.default.removeItem(at: folder) }
     }
 
-    /// Forgets everything (`/_mockcdn/reset`).
+    /// Forgets everything (`/_mockcdn/reset`); renders still running will not be kept when they finish.
     public func removeAll() {
         self.state.withLock { state in
             state.entries = [:]
             state.keysByObject = [:]
             state.bytes = 0
+            state.inFlight = [:]
+            for name in state.files.keys {
+                self.removeFile(name, from: &state)
+            }
         }
-        if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
-    private func store(_ variant: ImageVariant, key: String, object: String) {
-        self.state.withLock { state in
-            state.inFlight[key] = nil
-            guard state.entries[key] == nil, variant.bytes.readableBytes <= self.memoryLimit else { return }
-            state.clock += 1
-            state.entries[key] = Entry(variant: variant, lastUse: state.clock)
-            state.keysByObject[object, default: []].insert(key)
-            state.bytes += variant.bytes.readableBytes
-            guard state.bytes > self.memoryLimit else { return }
-            // Evict least recently used entries down to 90% of the limit, so eviction is not paid per insert.
-            for (oldKey, entry) in state.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-                guard state.bytes > self.memoryLimit / 10 * 9 else { break }
-                state.entries[oldKey] = nil
-                state.bytes -= entry.variant.bytes.readableBytes
-                let owner = String(oldKey.prefix { $0 != "\n" })
-                state.keysByObject[owner]?.remove(oldKey)
-                if state.keysByObject[owner]?.isEmpty == true { state.keysByObject[owner] = nil }
+    // MARK: - Filling
+
+    /// The body of a render's task: the disk copy when there is one, else `render`; then stores the result
+    /// unless the render was dropped meanwhile.
+    private func fill(
+        key: String,
+        object: String,
+        fileName: String,
+        storedSize: Int?,
+        id: UInt64,
+        render: @Sendable () async throws -> ImageVariant
+    ) async throws -> ImageVariant {
+        do {
+            if let storedSize, let folder = self.directory {
+                if let stored = Self.readFile(folder.appendingPathComponent(fileName).path, size: storedSize) {
+                    self.onLookup(true)
+                    self.commit(stored, key: key, object: object, fileName: fileName, id: id, source: .disk)
+                    return stored
+                }
+                // Damaged or changed outside the cache: forget it and render afresh. Unless this render was
+                // dropped: then the file may already be a newer render's.
+                self.state.withLock { state in
+                    if state.inFlight[key]?.id == id { self.removeFile(fileName, from: &state) }
+                }
             }
+            self.onLookup(false)
+            let variant = try await render()
+            let temporary = self.writeTemporaryFile(variant)
+            self.commit(
+                variant,
+                key: key,
+                object: object,
+                fileName: fileName,
+                id: id,
+                source: .rendered(temporary: temporary)
+            )
+            return variant
+        } catch {
+            self.state.withLock { state in
+                if state.inFlight[key]?.id == id { state.inFlight[key] = nil }
+            }
+            throw error
+        }
+    }
+
+    /// Stores a finished render in memory and, renamed into place, on disk; or, when `drop(object:)` or
+    /// `removeAll()` took the render out of `inFlight` meanwhile, only removes its temporary file.
+    ///
+    /// The rename and unlinks run under the lock (each one fast system call), so the files change in the
+    /// same order as the index: a drop can never miss a file that a render is moving into place.
+    private func commit(
+        _ variant: ImageVariant,
+        key: String,
+        object: String,
+        fileName: String,
+        id: UInt64,
+        source: Source
+    ) {
+        self.state.withLock { state in
+            guard state.inFlight[key]?.id == id else {
+                if case .rendered(let temporary?) = source { unlink(temporary) }
+                return
+            }
+            state.inFlight[key] = nil
+            state.clock += 1
+            switch source {
+            case .disk:
+                state.files[fileName]?.lastUse = state.clock
+            case .rendered(let temporary?):
+                self.moveIntoPlace(temporary, as: fileName, from: &state)
+            case .rendered(nil):
+                break
+            }
+            self.storeInMemory(variant, key: key, object: object, fileName: fileName, state: &state)
+        }
+    }
+
+    private func storeInMemory(
+        _ variant: ImageVariant,
+        key: String,
+        object: String,
+        fileName: String,
+        state: inout State
+    ) {
+        guard state.entries[key] == nil, variant.bytes.readableBytes <= self.memoryLimit else { return }
+        state.entries[key] = Entry(variant: variant, lastUse: state.clock, fileName: fileName)
+        state.keysByObject[object, default: []].insert(key)
+        state.bytes += variant.bytes.readableBytes
+        guard state.bytes > self.memoryLimit else { return }
+        // Evict least recently used entries down to 90% of the limit, so eviction is not paid per insert.
+        for (oldKey, entry) in state.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            guard state.bytes > self.memoryLimit / 10 * 9 else { break }
+            state.entries[oldKey] = nil
+            state.bytes -= entry.variant.bytes.readableBytes
+            let owner = String(oldKey.prefix { $0 != "\n" })
+            state.keysByObject[owner]?.remove(oldKey)
+            if state.keysByObject[owner]?.isEmpty == true { state.keysByObject[owner] = nil }
         }
     }
 
     // MARK: - Disk
 
-    private func folder(object: String) -> URL? {
-        self.directory?.appendingPathComponent(Digest.sha256(object).prefix(16).hexString, isDirectory: true)
+    /// A variant file's name: the object's hash first, so `drop(object:)` finds an object's files by prefix
+    /// (also those a previous run wrote), then the key's.
+    private static func fileName(object: String, key: String) -> String {
+        Self.objectHash(object) + "-" + Digest.sha256(key).prefix(16).hexString
     }
 
-    private func file(object: String, key: String) -> URL? {
-        self.folder(object: object)?.appendingPathComponent(Digest.sha256(key).prefix(16).hexString)
+    private static func objectHash(_ object: String) -> String {
+        Digest.sha256(object).prefix(16).hexString
     }
 
-    /// A variant file: the content type, a newline, then the bytes.
-    private static func readFile(_ file: URL) -> ImageVariant? {
-        guard let data = try? Data(contentsOf: file), let newline = data.firstIndex(of: UInt8(ascii: "\n")) else {
-            return nil
+    /// Whether `name` is one `fileName(object:key:)` makes: two 32-digit lower-case hex hashes and a dash.
+    private static func isVariantFileName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard bytes.count == 65, bytes[32] == UInt8(ascii: "-") else { return false }
+        return bytes.enumerated().allSatisfy { index, byte in
+            index == 32 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
         }
-        let contentType = String(decoding: data[data.startIndex..<newline], as: UTF8.self)
-        return ImageVariant(bytes: ByteBuffer(bytes: data[(newline + 1)...]), contentType: contentType)
     }
 
-    /// Written to a temporary name and renamed, so a crash never leaves half a variant.
-    private static func writeFile(_ variant: ImageVariant, to file: URL) {
-        let folder = file.deletingLastPathComponent()
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    /// Renames `temporary` to `name` and counts it, evicting least recently used files past `diskLimit`.
+    private func moveIntoPlace(_ temporary: String, as name: String, from state: inout State) {
+        guard let folder = self.directory else { return }
+        let size = Self.fileSize(temporary)
+        guard let size, rename(temporary, folder.appendingPathComponent(name).path) == 0 else {
+            unlink(temporary)
+            return
+        }
+        if let replaced = state.files.updateValue(DiskFile(size: size, lastUse: state.clock), forKey: name) {
+            state.diskBytes -= replaced.size
+        }
+        state.diskBytes += size
+        guard state.diskBytes > self.diskLimit else { return }
+        // Down to 90% of the limit, as in memory; the file just written is the most recent and stays, and
+        // it alone is within the limit, so the total ends within it.
+        for (oldName, _) in state.files.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            guard state.diskBytes > self.diskLimit / 10 * 9, oldName != name else { break }
+            self.removeFile(oldName, from: &state)
+        }
+    }
+
+    /// Unlinks a variant file and forgets it.
+    private func removeFile(_ name: String, from state: inout State) {
+        guard let file = state.files.removeValue(forKey: name) else { return }
+        state.diskBytes -= file.size
+        if let folder = self.directory { unlink(folder.appendingPathComponent(name).path) }
+    }
+
+    /// Writes a variant to a new temporary file in the cache's folder: the content type, a newline, then
+    /// the bytes. Renamed into place by `commit`, so a crash never leaves half a variant under its name.
+    ///
+    /// - Returns: the file's path, or nil when there is no folder, the file would not fit in `diskLimit`,
+    ///   or the write failed.
+    private func writeTemporaryFile(_ variant: ImageVariant) -> String? {
+        guard let folder = self.directory else { return nil }
         var data = Data((variant.contentType + "\n").utf8)
         data.append(contentsOf: variant.bytes.readableBytesView)
-        try? data.write(to: file, options: .atomic)
+        guard data.count <= self.diskLimit else { return nil }
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent(".tmp-" + SecureBytes.random(count: 8).hexString)
+        do {
+            // A new name, created exclusively: never a file or link someone put there.
+            try data.write(to: file, options: .withoutOverwriting)
+            return file.path
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            return nil
+        }
+    }
+
+    /// Reads a variant file, if it is still the regular file of `size` bytes the cache wrote.
+    ///
+    /// `O_NOFOLLOW` refuses a symbolic link put in its place and `O_NONBLOCK` a FIFO, so neither another
+    /// file's bytes nor a hang; the content type must be printable ASCII, as it becomes a response header.
+    private static func readFile(_ path: String, size: Int) -> ImageVariant? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        let info = FileInfo(platformSpecificStatus: status)
+        guard info.type == .regular, info.size == Int64(size) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + done, size - done) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            done += count
+        }
+        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")),
+            bytes[..<newline].allSatisfy({ (0x20...0x7e).contains($0) })
+        else { return nil }
+        let contentType = String(decoding: bytes[..<newline], as: UTF8.self)
+        return ImageVariant(bytes: ByteBuffer(bytes: bytes[(newline + 1)...]), contentType: contentType)
+    }
+
+    /// The size of a regular file, without following a link.
+    private static func fileSize(_ path: String) -> Int? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        let info = FileInfo(platformSpecificStatus: status)
+        return info.type == .regular ? Int(info.size) : nil
+    }
+
+    /// Indexes the variant files a previous run left, oldest write first, and removes everything else: temp
+    /// files of writes that never finished, the older one-folder-per-object layout, and anything not a
+    /// regular file (a link is removed, never followed). Trims to `diskLimit`, least recent first.
+    private static func indexFiles(in folder: URL, diskLimit: Int, into state: inout State) {
+        let fileManager = FileManager.default
+        try? fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
+        var found: [(name: String, size: Int, modified: FileInfo.Timespec)] = []
+        for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? [] {
+            let path = folder.appendingPathComponent(name).path
+            var status = stat()
+            if isVariantFileName(name), lstat(path, &status) == 0 {
+                let info = FileInfo(platformSpecificStatus: status)
+                if info.type == .regular, info.size <= Int64(diskLimit) {
+                    found.append((name, Int(info.size), info.lastDataModificationTime))
+                    continue
+                }
+            }
+            // FileManager removes a link itself, not its target, and does not follow links inside a folder.
+            try? fileManager.removeItem(atPath: path)
+        }
+        found.sort { ($0.modified.seconds, $0.modified.nanoseconds) < ($1.modified.seconds, $1.modified.nanoseconds) }
+        for file in found {
+            state.clock += 1
+            state.files[file.name] = DiskFile(size: file.size, lastUse: state.clock)
+            state.diskBytes += file.size
+        }
+        for file in found where state.diskBytes > diskLimit {
+            state.files[file.name] = nil
+            state.diskBytes -= file.size
+            unlink(folder.appendingPathComponent(file.name).path)
+        }
     }
 }

@@ -16,13 +16,20 @@ import Darwin
 /// metadata file is written the same way. The metadata rename is the commit: after a crash an object is
 /// either wholly there or not at all, and opening the store removes leftovers (temp files, blobs no
 /// metadata names). Metadata is also kept in memory, so lookups never touch the disk.
+///
+/// Nothing under the folder is trusted to be what the store wrote: files are opened without following
+/// symbolic links and without waiting on a FIFO, and must be regular files. An entry that is not (or a
+/// metadata file that is too large or does not decode) is left alone and listed in `skippedEntries`, so
+/// one stray file never stops the server from starting and never makes it serve another file's bytes.
 public final class DiskObjectStore: ObjectStore {
-    private struct Record: Codable {
+    struct Record: Codable {
         var blob: String
         var metadata: ObjectMetadata
     }
 
     public let directory: FilePath
+    /// What opening the store found under the folder and left alone, with the reason; for the server to log.
+    public let skippedEntries: [SkippedEntry]
     private let blobs: FilePath
     private let meta: FilePath
     private let temporary: FilePath
@@ -32,33 +39,23 @@ public final class DiskObjectStore: ObjectStore {
 
     /// Opens (creating if needed) the store in `directory` and cleans up after any crash.
     ///
+    /// Entries that are not what the store writes are skipped, not fatal: see `skippedEntries`.
+    ///
     /// - Parameter directory: the folder; created with its parents when missing.
-    /// - Throws: `MockCDNError.storageFailure` when the folder cannot be used.
+    /// - Throws: `MockCDNError.storageFailure` when the folder itself (or `blobs/`, `meta/`) cannot be used.
     public init(directory: String) async throws {
-        let fileSystem = FileSystem.shared
         self.directory = FilePath(directory)
         self.blobs = self.directory.appending("blobs")
         self.meta = self.directory.appending("meta")
         self.temporary = self.directory.appending("tmp")
         do {
-            for folder in [self.blobs, self.meta] {
-                try await fileSystem.createDirectory(at: folder, withIntermediateDirectories: true)
-            }
-            // Anything in tmp/ is a write that never committed.
-            try await fileSystem.removeItem(at: self.temporary, recursively: true)
-            try await fileSystem.createDirectory(at: self.temporary, withIntermediateDirectories: true)
-            var records = try await Self.loadRecords(in: self.meta)
-            let blobNames = Set(try await Self.names(in: self.blobs))
-            // Metadata whose blob is gone (damage from outside the store) would serve nothing: drop it.
-            for (key, record) in records where !blobNames.contains(record.blob) {
-                records[key] = nil
-                try await fileSystem.removeItem(at: Self.metaPath(in: self.meta, for: key))
-            }
-            let referenced = Set(records.values.map(\.blob))
-            for name in blobNames where !referenced.contains(name) {
-                try await fileSystem.removeItem(at: self.blobs.appending(name))
-            }
-            self.index = Mutex(records)
+            let contents = try await Self.openContents(
+                blobs: self.blobs,
+                meta: self.meta,
+                temporary: self.temporary
+            )
+            self.index = Mutex(contents.records)
+            self.skippedEntries = contents.skipped.sorted { $0.path < $1.path }
         } catch let error as MockCDNError {
             throw error
         } catch {
@@ -92,7 +89,7 @@ public final class DiskObjectStore: ObjectStore {
             try await FileSystem.shared.replaceItem(at: self.blobs.appending(blob), withItemAt: blobTemporary)
             // The blob's name must be durable before any metadata names it.
             try await Self.synchronizeDirectory(self.blobs)
-            try await Self.writeSynchronized(try JSONEncoder().encode(record), to: metaTemporary)
+            try await Self.writeSynchronized(try Self.encode(record), to: metaTemporary)
             let replaced = try self.commit(key) { index in
                 try Self.renameFile(metaTemporary, to: self.metaPath(for: key))
                 defer { index[key] = record }
@@ -129,7 +126,7 @@ public final class DiskObjectStore: ObjectStore {
         let range = try (range ?? 0..<record.metadata.size).validated(within: record.metadata.size)
         guard !range.isEmpty else { return }
         do {
-            try await FileSystem.shared.withFileHandle(forReadingAt: self.blobs.appending(record.blob)) { handle in
+            try await self.withBlob(record) { handle in
                 let offsets = Int64(range.lowerBound)..<Int64(range.upperBound)
                 for try await chunk in handle.readChunks(in: offsets, chunkLength: Self.chunkLength) {
                     try await consumer(chunk)
@@ -138,6 +135,9 @@ public final class DiskObjectStore: ObjectStore {
         } catch let error as FileSystemError where error.code == .notFound {
             // Deleted between the index lookup and the open.
             throw MockCDNError.objectNotFound
+        } catch let error as FileSystemError {
+            // The detail reaches clients: it names the key, not the folder.
+            throw MockCDNError.storageFailure("cannot read the stored bytes of \(key) (\(error.code))")
         }
     }
 
@@ -150,7 +150,7 @@ public final class DiskObjectStore: ObjectStore {
         change(&record.metadata)
         let metaTemporary = self.temporary.appending(Self.newIdentifier() + ".json")
         do {
-            try await Self.writeSynchronized(try JSONEncoder().encode(record), to: metaTemporary)
+            try await Self.writeSynchronized(try Self.encode(record), to: metaTemporary)
             try self.commit(key) { index in
                 // A put or delete that committed meanwhile wins; this edit was for the object it replaced.
                 guard index[key]?.blob == record.blob else { throw MockCDNError.objectNotFound }
@@ -190,6 +190,40 @@ public final class DiskObjectStore: ObjectStore {
 
     // MARK: - Helpers
 
+    /// Opens the blob of `record` for reading, and checks it is still the file the store wrote.
+    ///
+    /// The open is relative to a handle on `blobs/`, which NIO makes non-blocking: a FIFO put in the blob's
+    /// place cannot hang the thread; `O_NOFOLLOW` refuses a symbolic link, so another file's bytes are
+    /// never served as the object's.
+    ///
+    /// - Parameters:
+    ///   - record: the object's record.
+    ///   - body: reads the open blob.
+    /// - Throws: `MockCDNError.storageFailure` when the blob is not a regular file of the object's size;
+    ///   `FileSystemError` when it cannot be opened; what `body` throws.
+    private func withBlob(
+        _ record: Record,
+        _ body: (ReadFileHandle) async throws -> Void
+    ) async throws {
+        try await FileSystem.shared.withDirectoryHandle(atPath: self.blobs, options: Self.directoryOptions) { folder in
+            try await folder.withFileHandle(forReadingAt: FilePath(record.blob), options: Self.readOptions) { handle in
+                let info = try await handle.info()
+                guard info.type == .regular, info.size == Int64(record.metadata.size) else {
+                    throw MockCDNError.storageFailure(
+                        "the stored bytes of \(record.metadata.key) were changed outside the store"
+                    )
+                }
+                try await body(handle)
+            }
+        }
+    }
+
+    /// Opens a file without following a symbolic link in its place.
+    static let readOptions = OpenOptions.Read(followSymbolicLinks: false, closeOnExec: true)
+
+    /// Opens a folder of the store without following a symbolic link in its place.
+    static let directoryOptions = OpenOptions.Directory(followSymbolicLinks: false, closeOnExec: true)
+
     /// Runs a commit step (a rename or unlink, both fast system calls) while holding the index lock, so the
     /// index and the metadata files change in the same order under concurrent writers of one key.
     private func commit<Result>(
@@ -203,8 +237,13 @@ public final class DiskObjectStore: ObjectStore {
         Self.metaPath(in: self.meta, for: key)
     }
 
-    private static func metaPath(in folder: FilePath, for key: ObjectKey) -> FilePath {
-        folder.appending(Digest.sha256(key.rawValue).hexString + ".json")
+    static func metaPath(in folder: FilePath, for key: ObjectKey) -> FilePath {
+        folder.appending(metaName(for: key))
+    }
+
+    /// The name of a key's metadata file: fixed length, whatever the key.
+    static func metaName(for key: ObjectKey) -> String {
+        Digest.sha256(key.rawValue).hexString + ".json"
     }
 
     private static func newIdentifier() -> String {
@@ -212,8 +251,24 @@ public final class DiskObjectStore: ObjectStore {
     }
 
     /// Removes a file nothing refers to any more. A failure only leaves garbage that the next open cleans.
-    private static func removeLeftover(_ path: FilePath) async {
-        _ = try? await FileSystem.shared.removeItem(at: path)
+    ///
+    /// Never recursive: the store only writes files, so a folder in their place is not the store's to empty.
+    static func removeLeftover(_ path: FilePath) async {
+        _ = try? await FileSystem.shared.removeItem(at: path, recursively: false)
+    }
+
+    /// A record as its metadata file holds it.
+    ///
+    /// - Throws: `MockCDNError.storageFailure` past the bound opening the store reads, rather than store an
+    ///   object that the next start would skip.
+    private static func encode(_ record: Record) throws -> Data {
+        let data = try JSONEncoder().encode(record)
+        guard data.count <= Self.maximumRecordLength else {
+            throw MockCDNError.storageFailure(
+                "the metadata of \(record.metadata.key) is larger than \(Self.maximumRecordLength) bytes"
+            )
+        }
+        return data
     }
 
     private static func renameFile(_ source: FilePath, to destination: FilePath) throws {
@@ -232,37 +287,5 @@ public final class DiskObjectStore: ObjectStore {
     /// Makes renames and unlinks in `folder` durable.
     private static func synchronizeDirectory(_ folder: FilePath) async throws {
         try await FileSystem.shared.withDirectoryHandle(atPath: folder) { try await $0.synchronize() }
-    }
-
-    private static func names(in folder: FilePath) async throws -> [String] {
-        try await FileSystem.shared.withDirectoryHandle(atPath: folder) { directory in
-            var names: [String] = []
-            for try await entry in directory.listContents() {
-                names.append(entry.name.string)
-            }
-            return names
-        }
-    }
-
-    private static func loadRecords(in folder: FilePath) async throws -> [ObjectKey: Record] {
-        var records: [ObjectKey: Record] = [:]
-        let decoder = JSONDecoder()
-        for name in try await names(in: folder) {
-            let path = folder.appending(name)
-            guard name.hasSuffix(".json") else {
-                try await FileSystem.shared.removeItem(at: path)
-                continue
-            }
-            let bytes = try await ByteBuffer(contentsOf: path, maximumSizeAllowed: .mebibytes(1))
-            guard let record = try? decoder.decode(Record.self, from: Data(bytes.readableBytesView)),
-                let key = try? ObjectKey(record.metadata.key)
-            else {
-                // Written whole or not at all, so an unreadable file is damage from outside: drop it.
-                try await FileSystem.shared.removeItem(at: path)
-                continue
-            }
-            records[key] = record
-        }
-        return records
     }
 }

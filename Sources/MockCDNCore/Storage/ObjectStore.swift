@@ -13,7 +13,8 @@ public protocol ObjectStore: Sendable {
     ///   - attributes: content type, owner and extras to keep with it.
     ///   - maxBytes: the most bytes accepted; one more and the write stops.
     /// - Returns: the stored object's metadata.
-    /// - Throws: `MockCDNError.objectTooLarge` past `maxBytes`, or whatever `body` throws; nothing is stored.
+    /// - Throws: `MockCDNError.objectTooLarge` past `maxBytes`, `.insufficientStorage` when the store's byte
+    ///   budget has no room left, or whatever `body` throws; nothing is stored.
     func put<Body: AsyncSequence>(
         _ key: ObjectKey,
         body: Body,
@@ -30,7 +31,8 @@ public protocol ObjectStore: Sendable {
     ///   - key: the object.
     ///   - range: byte offsets to read, within the object; nil for all of it.
     ///   - consumer: called with each chunk in order.
-    /// - Throws: `MockCDNError.objectNotFound`, `.rangeNotSatisfiable`, or what `consumer` throws.
+    /// - Throws: `MockCDNError.objectNotFound`, `.rangeNotSatisfiable`, `.storageFailure` when the stored
+    ///   bytes cannot be read, or what `consumer` throws.
     func read(
         _ key: ObjectKey,
         range: Range<Int>?,

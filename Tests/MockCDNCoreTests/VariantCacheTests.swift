@@ -1,0 +1,170 @@
+import Foundation
+import MockCDNCore
+import NIOCore
+import Testing
+
+/// The variant cache's disk copy: bounded in bytes, and never keeping what a delete dropped.
+@Suite("VariantCache on disk")
+struct VariantCacheTests {
+    static func variant(_ text: String) -> ImageVariant {
+        ImageVariant(bytes: ByteBuffer(string: text), contentType: "image/png")
+    }
+
+    /// Total bytes of the regular files directly in `folder`.
+    static func bytesOnDisk(_ folder: URL) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).reduce(0) { total, name in
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)
+            return total + ((attributes[.size] as? NSNumber)?.intValue ?? 0)
+        }
+    }
+
+    @Test("variant files stay within the disk limit, least recently used evicted first")
+    func diskLimit() async throws {
+        let folder = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Each file is "image/png\n" (10 bytes) and 90 bytes of variant: 100 bytes, ten fit in 1,000.
+        let cache = VariantCache(memoryLimit: 1 << 20, directory: folder.path, diskLimit: 1000)
+        for index in 0..<40 {
+            _ = try await cache.variant(object: "o/\(index)", etag: "e", transform: "w=1") {
+                Self.variant(String(repeating: "x", count: 90))
+            }
+            #expect(try Self.bytesOnDisk(folder) <= 1000)
+        }
+        #expect(try Self.bytesOnDisk(folder) == cache.diskBytes)
+        #expect(cache.diskBytes > 500)
+
+        // A new cache over the folder (a restart) finds the most recent variant on disk, and an old one gone.
+        let restarted = VariantCache(memoryLimit: 1 << 20, directory: folder.path, diskLimit: 1000)
+        let renders = Counter()
+        _ = try await restarted.variant(object: "o/39", etag: "e", transform: "w=1") {
+            renders.increment()
+            return Self.variant("again")
+        }
+        #expect(renders.value == 0)
+        _ = try await restarted.variant(object: "o/0", etag: "e", transform: "w=1") {
+            renders.increment()
+            return Self.variant("again")
+        }
+        #expect(renders.value == 1)
+    }
+
+    @Test("the disk limit defaults to the memory limit, and a smaller limit found at start-up trims the folder")
+    func defaultsAndTrim() async throws {
+        let folder = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(VariantCache(memoryLimit: 4096, directory: nil).diskLimit == 4096)
+        let large = VariantCache(memoryLimit: 1 << 20, directory: folder.path)
+        for index in 0..<10 {
+            _ = try await large.variant(object: "o/\(index)", etag: "e", transform: "t") {
+                Self.variant(String(repeating: "y", count: 90))
+            }
+        }
+        #expect(try Self.bytesOnDisk(folder) == 1000)
+        let small = VariantCache(memoryLimit: 1 << 20, directory: folder.path, diskLimit: 450)
+        #expect(try Self.bytesOnDisk(folder) <= 450)
+        #expect(small.diskBytes == (try Self.bytesOnDisk(folder)))
+    }
+
+    @Test("removeAll and drop remove the files too")
+    func removal() async throws {
+        let folder = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = VariantCache(memoryLimit: 1 << 20, directory: folder.path)
+        for object in ["a", "b"] {
+            for transform in ["w=1", "w=2"] {
+                _ = try await cache.variant(object: object, etag: "e", transform: transform) { Self.variant(object) }
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 4)
+        cache.drop(object: "a")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 2)
+        cache.removeAll()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        #expect(cache.diskBytes == 0)
+    }
+
+    @Test("a render that finishes after its object was dropped is returned to its caller but not kept")
+    func dropWinsOverRender() async throws {
+        let folder = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = VariantCache(memoryLimit: 1 << 20, directory: folder.path)
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+        let render = Task {
+            try await cache.variant(object: "media/p.png", etag: "e", transform: "w=10") {
+                startedContinuation.yield()
+                for await _ in release { break }
+                return Self.variant("stale")
+            }
+        }
+        for await _ in started { break }
+        cache.drop(object: "media/p.png")
+        releaseContinuation.yield()
+        let stale = try await render.value
+        #expect(String(buffer: stale.bytes) == "stale")
+
+        #expect(cache.count == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        let renders = Counter()
+        let fresh = try await cache.variant(object: "media/p.png", etag: "e", transform: "w=10") {
+            renders.increment()
+            return Self.variant("fresh")
+        }
+        #expect(renders.value == 1)
+        #expect(String(buffer: fresh.bytes) == "fresh")
+    }
+
+    @Test("a lookup after a drop does not join the render the drop overtook", .timeLimit(.minutes(1)))
+    func lookupAfterDropRendersAgain() async throws {
+        let cache = VariantCache(memoryLimit: 1 << 20, directory: nil)
+        let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
+        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+        let render = Task {
+            try await cache.variant(object: "media/p.png", etag: "e", transform: "w=10") {
+                startedContinuation.yield()
+                for await _ in release { break }
+                return Self.variant("stale")
+            }
+        }
+        for await _ in started { break }
+        cache.drop(object: "media/p.png")
+        let fresh = try await cache.variant(object: "media/p.png", etag: "e", transform: "w=10") {
+            Self.variant("fresh")
+        }
+        #expect(String(buffer: fresh.bytes) == "fresh")
+        releaseContinuation.yield()
+        _ = try await render.value
+        // The overtaken render finishing later does not replace the fresh variant.
+        let again = try await cache.variant(object: "media/p.png", etag: "e", transform: "w=10") {
+            Self.variant("rendered a third time")
+        }
+        #expect(String(buffer: again.bytes) == "fresh")
+    }
+
+    @Test("a variant file replaced by a symbolic link is not read: the variant is rendered again")
+    func symlinkedVariantFile() async throws {
+        let folder = try makeTemporaryDirectory()
+        let outside = try makeTemporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: folder)
+            try? FileManager.default.removeItem(at: outside)
+        }
+        let first = VariantCache(memoryLimit: 1 << 20, directory: folder.path)
+        _ = try await first.variant(object: "demo/a.png", etag: "e", transform: "t") { Self.variant("stored") }
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
+        // Same length as the real file, so only the link can give it away.
+        let secret = outside.appendingPathComponent("secret")
+        try Data("image/png\nSECRET".utf8).write(to: secret)
+        let file = folder.appendingPathComponent(name)
+        #expect(try Data(contentsOf: file).count == Data("image/png\nSECRET".utf8).count)
+        try FileManager.default.removeItem(at: file)
+        try FileManager.default.createSymbolicLink(at: file, withDestinationURL: secret)
+
+        let second = VariantCache(memoryLimit: 1 << 20, directory: folder.path)
+        let read = try await second.variant(object: "demo/a.png", etag: "e", transform: "t") {
+            Self.variant("rendered")
+        }
+        #expect(String(buffer: read.bytes) == "rendered")
+        #expect(try Data(contentsOf: secret) == Data("image/png\nSECRET".utf8))
+    }
+}
