@@ -21,7 +21,7 @@ public func buildApplication(
     if let publicURL = configuration.publicURL { try LinkSigner.validatePublicURL(publicURL) }
     var logger = Logger(label: "mockcdn")
     logger.logLevel = configuration.logLevel
-    let services = try await makeServices(configuration)
+    let services = try await makeServices(configuration, logger: logger)
     if let fixtures = services.fixtures, let app = services.apps.apps.first {
         try await fixtures.load(into: services, app: app)
     }
@@ -74,14 +74,18 @@ private func hostForURL(_ host: String) -> String {
 }
 
 /// The services a server runs on: store, apps, clock, links, variants and the test-control state.
-func makeServices(_ configuration: ServerConfiguration) async throws -> ServerServices {
+func makeServices(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerServices {
     try Vips.initialize()
-    let store: any ObjectStore =
-        if let directory = configuration.dataDirectory {
-            try await DiskObjectStore(directory: directory)
-        } else {
-            MemoryObjectStore()  // FIXME budget
+    let store: any ObjectStore
+    if let directory = configuration.dataDirectory {
+        let disk = try await DiskObjectStore(directory: directory)
+        for entry in disk.skippedEntries {
+            logger.warning("skipped an entry of the data directory", metadata: ["entry": "\(entry)"])
         }
+        store = disk
+    } else {
+        store = MemoryObjectStore(byteBudget: configuration.memoryStoreBytes)
+    }
     let metrics = ServerMetrics()
     return ServerServices(
         apps: try AppRegistry(configuration.apps),

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import Logging
 import Synchronization
 
 /// The routes MockCDN registers, as `(method, path)` with Hummingbird's path syntax (`/{app}/**`): what a
@@ -10,7 +11,7 @@ public enum RouteCatalog {
     /// - Throws: what building the services throws (libvips start-up).
     public static func routes() async throws -> [(method: String, path: String)] {
         let configuration = ServerConfiguration()
-        let services = try await makeServices(configuration)
+        let services = try await makeServices(configuration, logger: Logger(label: "mockcdn.routes"))
         let recorder = RouteRecorder()
         addRoutes(to: recorder, services: services, configuration: configuration)
         return recorder.log.routes

@@ -141,6 +141,42 @@ struct VariantCacheTests {
         #expect(String(buffer: again.bytes) == "fresh")
     }
 
+    @Test("when every request waiting for a render goes away, the render is cancelled", .timeLimit(.minutes(1)))
+    func abandonedRenderIsCancelled() async throws {
+        let cache = VariantCache(memoryLimit: 1 << 20, directory: nil)
+        let (cancelled, signal) = AsyncStream<Void>.makeStream()
+        let (started, began) = AsyncStream<Void>.makeStream()
+        let cancellations = Counter()
+        let render: @Sendable () async throws -> ImageVariant = {
+            began.yield()
+            do {
+                try await Task.sleep(for: .seconds(600))
+            } catch {
+                cancellations.increment()
+                signal.yield()
+                throw error
+            }
+            return Self.variant("never")
+        }
+        let first = Task { try await cache.variant(object: "o/a", etag: "e", transform: "w=1", render: render) }
+        var iterator = started.makeAsyncIterator()
+        _ = await iterator.next()
+        let second = Task { try await cache.variant(object: "o/a", etag: "e", transform: "w=1", render: render) }
+        try await Task.sleep(for: .milliseconds(50))
+        // One of two waiters leaving keeps the render going for the other.
+        first.cancel()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(cancellations.value == 0)
+        second.cancel()
+        var cancelledRenders = cancelled.makeAsyncIterator()
+        _ = await cancelledRenders.next()
+        #expect(cancellations.value == 1)
+        await #expect(throws: CancellationError.self) { try await second.value }
+        // Nothing half-made is kept, and the next request renders afresh.
+        let fresh = try await cache.variant(object: "o/a", etag: "e", transform: "w=1") { Self.variant("fresh") }
+        #expect(fresh.bytes == ByteBuffer(string: "fresh"))
+    }
+
     @Test("a variant file replaced by a symbolic link is not read: the variant is rendered again")
     func symlinkedVariantFile() async throws {
         let folder = try makeTemporaryDirectory()

@@ -33,6 +33,8 @@ public final class VariantCache: Sendable {
     private struct Flight {
         let id: UInt64
         let task: Task<ImageVariant, any Error>
+        /// Requests waiting for it; when the last one goes away, the render is cancelled.
+        var waiters = 1
     }
 
     /// Where a finished render's variant comes from, for the disk copy.
@@ -118,17 +120,14 @@ public final class VariantCache: Sendable {
         let key = object + "\n" + etag + "\n" + transform
         enum Lookup {
             case hit(ImageVariant)
-            case wait(Task<ImageVariant, any Error>, started: Bool)
+            case wait(Task<ImageVariant, any Error>, id: UInt64, started: Bool)
         }
         let lookup: Lookup = self.state.withLock { state in
-            state.clock += 1
-            if var entry = state.entries[key] {
-                entry.lastUse = state.clock
-                state.entries[key] = entry
-                state.files[entry.fileName]?.lastUse = state.clock
-                return .hit(entry.variant)
+            if let variant = Self.use(key, in: &state) { return .hit(variant) }
+            if let flight = state.inFlight[key] {
+                state.inFlight[key]?.waiters += 1
+                return .wait(flight.task, id: flight.id, started: false)
             }
-            if let flight = state.inFlight[key] { return .wait(flight.task, started: false) }
             state.lastFlight += 1
             let id = state.lastFlight
             // Without a folder there are no files: skip the two hashes.
@@ -145,16 +144,61 @@ public final class VariantCache: Sendable {
                 )
             }
             state.inFlight[key] = Flight(id: id, task: task)
-            return .wait(task, started: true)
+            return .wait(task, id: id, started: true)
         }
         switch lookup {
         case .hit(let variant):
             self.onLookup(true)
             return variant
-        case .wait(let task, let started):
+        case .wait(let task, let id, let started):
             if !started { self.onLookup(true) }
-            return try await task.value
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                self.leave(key: key, id: id)
+            }
         }
+    }
+
+    /// The variant if it is in memory, without rendering; a hit counts as a use and as a hit for metrics,
+    /// a miss counts nothing (the `variant` call that follows does).
+    ///
+    /// - Parameters:
+    ///   - object: the object's key.
+    ///   - etag: the object's ETag.
+    ///   - transform: the normalised transform.
+    /// - Returns: the variant, or nil when it would have to be read from disk or rendered.
+    public func cached(object: String, etag: String, transform: String) -> ImageVariant? {
+        guard self.isEnabled else { return nil }
+        let key = object + "\n" + etag + "\n" + transform
+        let hit = self.state.withLock { state in Self.use(key, in: &state) }
+        if hit != nil { self.onLookup(true) }
+        return hit
+    }
+
+    /// The variant in memory under `key`, marked as just used (in memory and on disk).
+    private static func use(_ key: String, in state: inout State) -> ImageVariant? {
+        state.clock += 1
+        guard var entry = state.entries[key] else { return nil }
+        entry.lastUse = state.clock
+        state.entries[key] = entry
+        state.files[entry.fileName]?.lastUse = state.clock
+        return entry.variant
+    }
+
+    /// A waiting request went away; the last one to go cancels the render, which nobody would see.
+    private func leave(key: String, id: UInt64) {
+        let orphan: Task<ImageVariant, any Error>? = self.state.withLock { state in
+            guard var flight = state.inFlight[key], flight.id == id else { return nil }
+            flight.waiters -= 1
+            guard flight.waiters == 0 else {
+                state.inFlight[key] = flight
+                return nil
+            }
+            state.inFlight[key] = nil
+            return flight.task
+        }
+        orphan?.cancel()
     }
 
     /// Forgets every variant of `object`, in memory and on disk; a render of it still running will not be

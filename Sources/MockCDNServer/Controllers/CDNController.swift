@@ -46,7 +46,19 @@ struct CDNController {
                         + metadata.contentType
                 )
             }
-            let variant = try await self.variant(of: metadata, key: key, app: app, transform: transform)
+            let variant: ImageVariant
+            if let cached = self.services.variants.cached(
+                object: key.rawValue,
+                etag: metadata.etag,
+                transform: transform.normalized
+            ) {
+                variant = cached
+            } else {
+                // A render is cancelled when its client goes away (the connection closes after the answer).
+                variant = try await request.body.consumeWithCancellationOnInboundClose { _ in
+                    try await self.variant(of: metadata, key: key, app: app, transform: transform)
+                }
+            }
             return try Self.respond(
                 to: request,
                 app: app,

@@ -63,7 +63,13 @@ struct TestControlMiddleware: RouterMiddleware {
         let throttle = action.throttleBytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
         let received = ByteCount()
         var request = request
-        request.body = RequestBody(asyncSequence: CountedBody(base: request.body, count: received, throttle: throttle))
+        // Only bodies that carry something are wrapped: a GET keeps its own, so a route can still tell when
+        // its client goes away (`consumeWithCancellationOnInboundClose` needs the body as it arrived).
+        if request.method != .get, request.method != .head {
+            request.body = RequestBody(
+                asyncSequence: CountedBody(base: request.body, count: received, throttle: throttle)
+            )
+        }
         if let delay = action.delayMilliseconds, delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
 
         var response: Response
