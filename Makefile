@@ -4,11 +4,13 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := pkg-config libssl-dev libvips-dev
+# A real browser for the browser tests (headless Chromium driven by Selenium).
+BROWSER_PACKAGES := chromium chromium-driver
 # Real peers for the compatibility suite and the OpenAPI check.
-PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator
+PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium
 SERVE_FLAGS ?=
 
-.PHONY: deps py-deps build release serve test test-swift test-compat client-isolation openapi-check format format-check bench-startup \
+.PHONY: deps browser-deps py-deps build release serve test test-swift test-compat client-isolation openapi-check format format-check bench-startup \
 	bench-upload bench-resize bench soak clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
@@ -19,9 +21,17 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
 	fi
 
+## browser-deps: Debian's chromium and chromium-driver, only when either is missing.
+browser-deps:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; else \
+		echo "installing $(BROWSER_PACKAGES)"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(BROWSER_PACKAGES); \
+	fi
+
 ## py-deps: the Python peers (botocore, awscli, ...), installed with pip only when one is missing.
 py-deps:
-	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator" 2>/dev/null \
+	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium" 2>/dev/null \
 		&& command -v aws >/dev/null; then :; else \
 		echo "installing $(PIP_PACKAGES)"; python3 -m pip install -q $(PIP_PACKAGES); \
 	fi
@@ -43,7 +53,7 @@ test-swift:
 	$(SWIFT) test --parallel
 
 ## test-compat: real AWS tooling (botocore's CloudFrontSigner, aws cloudfront sign) against the real binary.
-test-compat: deps py-deps
+test-compat: deps browser-deps py-deps
 	$(SWIFT) build --product mockcdn
 	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q Tests/compat
 

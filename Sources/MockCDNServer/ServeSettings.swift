@@ -148,28 +148,24 @@ extension ServerConfiguration {
             }
             configuration.adminToken = token
         }
-        if let size = settings.journalSize {
-            guard (1...100_000).contains(size) else {
-                throw MockCDNError.invalidConfiguration("journal size must be 1...100000")
+        /// A number within its bounds, or a refusal naming the setting.
+        func within(_ value: Int?, _ range: ClosedRange<Int>, _ name: String) throws -> Int? {
+            guard let value else { return nil }
+            guard range.contains(value) else {
+                throw MockCDNError.invalidConfiguration("\(name) must be \(range.lowerBound)...\(range.upperBound)")
             }
+            return value
+        }
+        if let size = try within(settings.journalSize, 1...100_000, "journal size") {
             configuration.journalCapacity = size
         }
-        if let seconds = settings.idleTimeout {
-            guard (1...3600).contains(seconds) else {
-                throw MockCDNError.invalidConfiguration("idle timeout must be 1...3600 seconds")
-            }
+        if let seconds = try within(settings.idleTimeout, 1...3600, "idle timeout (seconds)") {
             configuration.idleTimeoutSeconds = seconds
         }
-        if let count = settings.maxConnections {
-            guard (1...1_000_000).contains(count) else {
-                throw MockCDNError.invalidConfiguration("max connections must be 1...1000000")
-            }
+        if let count = try within(settings.maxConnections, 1...1_000_000, "max connections") {
             configuration.maximumConnections = count
         }
-        if let megabytes = settings.memoryStoreMB {
-            guard (1...1_048_576).contains(megabytes) else {
-                throw MockCDNError.invalidConfiguration("memory store must be 1...1048576 MiB")
-            }
+        if let megabytes = try within(settings.memoryStoreMB, 1...1_048_576, "memory store (MiB)") {
             configuration.memoryStoreBytes = megabytes * 1024 * 1024
         }
         return configuration

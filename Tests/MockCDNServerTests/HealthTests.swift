@@ -176,6 +176,8 @@ struct ServeSettingsTests {
             (["MOCKCDN_LOG_LEVEL": "loud"], ServeSettings(), "log level must be one of"),
             ([:], ServeSettings(adminToken: "short"), "admin token must be at least 16 characters"),
             ([:], ServeSettings(journalSize: 0), "journal size must be 1...100000"),
+            ([:], ServeSettings(idleTimeout: 0), "idle timeout (seconds) must be 1...3600"),
+            ([:], ServeSettings(memoryStoreMB: 0), "memory store (MiB) must be 1...1048576"),
             ([:], ServeSettings(variantCacheMB: -1), "variant cache must be 0...65536 MiB"),
         ]
     )

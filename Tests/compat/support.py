@@ -28,13 +28,36 @@ def b64url(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
-def jwt(claims: dict | None = None) -> str:
-    """An HS256 Stream token for the demo app: a user token for alice unless other claims are given."""
+def jwt(claims: dict | None = None, secret: str = API_SECRET) -> str:
+    """An HS256 Stream token for the demo app (or the app whose secret is given): a user token for alice
+    unless other claims are given."""
     header = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
     payload = b64url(json.dumps(claims or {"user_id": "alice"}, separators=(",", ":")).encode())
     signing_input = f"{header}.{payload}".encode("ascii")
-    signature = b64url(hmac.new(API_SECRET.encode(), signing_input, hashlib.sha256).digest())
+    signature = b64url(hmac.new(secret.encode(), signing_input, hashlib.sha256).digest())
     return f"{header}.{payload}.{signature}"
+
+
+def multipart(parts: list[tuple[str, str | None, str | None, bytes]], boundary: str) -> bytes:
+    """A multipart/form-data body of (name, filename, content type, bytes) parts."""
+    body = b""
+    for name, filename, content_type, data in parts:
+        head = f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"'
+        if filename is not None:
+            head += f'; filename="{filename}"'
+        head += "\r\n"
+        if content_type:
+            head += f"Content-Type: {content_type}\r\n"
+        body += (head + "\r\n").encode() + data + b"\r\n"
+    return body + f"--{boundary}--\r\n".encode()
+
+
+def read_all(connection) -> bytes:
+    """Everything a socket receives until the peer closes it."""
+    reply = b""
+    while chunk := connection.recv(65536):
+        reply += chunk
+    return reply
 
 
 def png(width: int = 8, height: int = 8) -> bytes:
@@ -69,20 +92,24 @@ def send_json(url: str, method: str, payload: dict) -> dict:
     return json.loads(body)
 
 
-def upload(base: str, kind: str, filename: str, content_type: str, data: bytes) -> str:
+def upload(
+    base: str,
+    kind: str,
+    filename: str,
+    content_type: str,
+    data: bytes,
+    api_key: str = API_KEY,
+    secret: str = API_SECRET,
+    channel: str = "general",
+) -> str:
     """Uploads through the Stream-compatible endpoint and returns the signed URL MockCDN issued."""
     boundary = "compat" + uuid.uuid4().hex
-    body = (
-        f"--{boundary}\r\n"
-        f'Content-Disposition: form-data; name="file"; filename="{filename}"\r\n'
-        f"Content-Type: {content_type}\r\n\r\n"
-    ).encode() + data + f"\r\n--{boundary}--\r\n".encode()
     status, resp, _ = request(
-        f"{base}/channels/messaging/general/{kind}?api_key={API_KEY}",
+        f"{base}/channels/messaging/{channel}/{kind}?api_key={api_key}",
         "POST",
-        body,
+        multipart([("file", filename, content_type, data)], boundary),
         {
-            "Authorization": f"Bearer {jwt()}",
+            "Authorization": f"Bearer {jwt(secret=secret)}",
             "stream-auth-type": "jwt",
             "Content-Type": f"multipart/form-data; boundary={boundary}",
         },

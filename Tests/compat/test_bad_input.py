@@ -19,6 +19,7 @@ import zlib
 
 import pytest
 
+import support
 from support import API_SECRET, BINARY, b64url, jwt, request
 
 SAMPLE = "/demo/fixtures/sample.jpg"
@@ -36,16 +37,7 @@ def signed_jwt(header: dict, claims: dict, secret: str = API_SECRET) -> str:
 
 
 def multipart(parts: list[tuple[str, str | None, str | None, bytes]], boundary: str = "catalogue") -> bytes:
-    body = b""
-    for name, filename, content_type, data in parts:
-        head = f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"'
-        if filename is not None:
-            head += f'; filename="{filename}"'
-        head += "\r\n"
-        if content_type:
-            head += f"Content-Type: {content_type}\r\n"
-        body += (head + "\r\n").encode() + data + b"\r\n"
-    return body + f"--{boundary}--\r\n".encode()
+    return support.multipart(parts, boundary)
 
 
 def crafted_png(width: int, height: int) -> bytes:

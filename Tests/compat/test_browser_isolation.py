@@ -8,16 +8,12 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat``.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import http.server
 import json
 import shutil
 import tempfile
 import threading
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -25,7 +21,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 from conftest import launch
-from support import request
+from support import request, upload
 
 INLINE_SECRET = "inline-secret-at-least-32-bytes-long!!"
 
@@ -78,30 +74,6 @@ def foreign():
 
 def clock(base: str) -> int:
     return json.loads(request(base + "/_mockcdn/clock")[1])["now"]
-
-
-def token(user: str, secret: str) -> str:
-    def b64(raw: bytes) -> str:
-        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-
-    signing_input = b64(b'{"alg":"HS256","typ":"JWT"}') + "." + b64(json.dumps({"user_id": user}).encode())
-    return signing_input + "." + b64(hmac.new(secret.encode(), signing_input.encode(), hashlib.sha256).digest())
-
-
-def upload(base: str, app_key: str, secret: str, filename: str, content_type: str, data: bytes) -> str:
-    boundary = "browser" + uuid.uuid4().hex
-    body = (
-        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{filename}"\r\n'
-        f"Content-Type: {content_type}\r\n\r\n"
-    ).encode() + data + f"\r\n--{boundary}--\r\n".encode()
-    status, answer, _ = request(
-        f"{base}/channels/messaging/browser/file?api_key={app_key}",
-        "POST",
-        body,
-        {"Authorization": token("alice", secret), "Content-Type": f"multipart/form-data; boundary={boundary}"},
-    )
-    assert status == 201, answer
-    return json.loads(answer)["file"]
 
 
 ATTACK = """
@@ -167,12 +139,12 @@ def embed(chrome, base: str, link: str) -> None:
 def test_uploaded_active_content_cannot_script_the_origin(chrome, served, filename):
     content_type, template = SCRIPTED[filename]
     data = template.format(PAYLOAD).encode()
-    guarded = upload(served, "demo-key", "demo-secret-for-local-testing-only", filename, content_type, data)
+    guarded = upload(served, "file", filename, content_type, data)
     before = clock(served)
     embed(chrome, served, guarded)
     assert clock(served) - before < 3600, f"{filename} ran script on MockCDN's origin"
     # The control: the app that opts in serves the same file inline, and its script does run.
-    inline = upload(served, "inline-key", INLINE_SECRET, filename, content_type, data)
+    inline = upload(served, "file", filename, content_type, data, api_key="inline-key", secret=INLINE_SECRET)
     embed(chrome, served, inline)
     assert clock(served) - before >= 864000, f"the inline {filename} did not run: the test cannot fail"
     request(served + "/_mockcdn/reset", "POST", b"{}", {"Content-Type": "application/json"})

@@ -111,7 +111,7 @@ def test_uploads_survive_sigkill_whole_or_not_at_all():
                     assert status == 200, f"cycle {cycle}: {name} was answered 201 but reads {status}"
                     assert hashlib.sha256(body).digest() == hashlib.sha256(batch[name]).digest(), f"{name} differs"
                 status, listing, _ = request(
-                    f"{base}/channels/messaging/crash/uploads?api_key=demo-key",
+                    f"{base}/channels/messaging/crash/uploads?api_key=demo-key&limit=1000",
                     headers={"Authorization": jwt({"server": True})},
                 )
                 assert status == 200, listing

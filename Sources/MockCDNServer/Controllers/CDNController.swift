@@ -47,6 +47,7 @@ struct CDNController {
                 )
             }
             let variant: ImageVariant
+            var closes = false
             if let cached = self.services.variants.cached(
                 object: key.rawValue,
                 etag: metadata.etag,
@@ -58,8 +59,9 @@ struct CDNController {
                 variant = try await request.body.consumeWithCancellationOnInboundClose { _ in
                     try await self.variant(of: metadata, key: key, app: app, transform: transform)
                 }
+                closes = true
             }
-            return try Self.respond(
+            var response = try Self.respond(
                 to: request,
                 app: app,
                 contentType: variant.contentType,
@@ -72,6 +74,10 @@ struct CDNController {
                         ?? variant.bytes
                 )
             }
+            // Watching for the client to leave reads the connection past this request, so it cannot carry
+            // another: say so, and a keep-alive client opens a new one instead of finding this one gone.
+            if closes { response.headers[.connection] = "close" }
+            return response
         }
         let store = self.services.store
         return try Self.respond(
