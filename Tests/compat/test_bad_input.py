@@ -13,6 +13,7 @@ import hmac
 import json
 import struct
 import subprocess
+import time
 import uuid
 import xml.etree.ElementTree as ET
 import zlib
@@ -156,6 +157,22 @@ def build_cases(base: str) -> list[tuple]:
         ("100 KB header", "GET", SAMPLE, {"X-Padding": "a" * 100_000}, None, None, "any", None),
         ("20 KB query without a credential", "GET", SAMPLE + "?x=" + "a" * 20_000, {}, None, 401, "s3", "AccessDenied"),
         ("2,000 query parameters", "GET", SAMPLE + "?" + "&".join(f"p{i}=1" for i in range(2000)), {}, None, 401, "s3", "AccessDenied"),
+        # Hostile input (see test_hostile_input.py for the multi-step cases)
+        ("multipart boundary after a bare LF, then a non-ASCII header name (crashed the server)", "POST", UPLOAD, user_headers(), b"\n--catalogue\r\nContent-Disp\x8fsition: form-data; name=\"file\"\r\n\r\nx\r\n--catalogue--\r\n", 400, "stream", 4),
+        ("multipart boundary after stray bytes, then a non-ASCII header name", "POST", "/api/v2/uploads/file?api_key=demo-key", user_headers(), b"xx--catalogue\r\n\xc3\xa9: 1\r\n\r\nx\r\n--catalogue--\r\n", 400, "stream", 4),
+        ("multipart header name with a space", "POST", UPLOAD, user_headers(), b"--catalogue\r\nContent Disposition: x\r\n\r\nx\r\n--catalogue--\r\n", 400, "stream", 4),
+        ("declared text/html with a vertical tab", "POST", UPLOAD, user_headers(), multipart([("file", "a.html", "text/html\x0b", b"<p>x</p>")]), 400, "stream", 4),
+        ("namespaced SVG declared BMP on the image route", "POST", IMAGE, user_headers(), multipart([("file", "a.bmp", "image/bmp", b'<x:svg xmlns:x="http://www.w3.org/2000/svg"/>')]), 400, "stream", 4),
+        ("TIFF declared PNG on the image route", "POST", IMAGE, user_headers(), multipart([("file", "a.png", "image/png", b"II*\x00\x08\x00\x00\x00" + bytes(64))]), 400, "stream", 4),
+        ("JWT exp as a string", "POST", UPLOAD, {"Authorization": signed_jwt({"alg": "HS256"}, {"user_id": "a", "exp": "1000"}), "Content-Type": MULTIPART}, b"", 401, "stream", 5),
+        ("JWT nbf in the future", "POST", UPLOAD, {"Authorization": signed_jwt({"alg": "HS256"}, {"user_id": "a", "nbf": 4_000_000_000}), "Content-Type": MULTIPART}, b"", 401, "stream", 5),
+        ("JWT server:1", "GET", "/app?api_key=demo-key", {"Authorization": signed_jwt({"alg": "HS256"}, {"server": 1})}, None, 401, "stream", 5),
+        ("JWT with an unknown crit header", "POST", UPLOAD, {"Authorization": signed_jwt({"alg": "HS256", "crit": ["x"], "x": 1}, {"user_id": "a"}), "Content-Type": MULTIPART}, b"", 401, "stream", 5),
+        ("listing limit 0", "GET", "/channels/messaging/catalogue/uploads?api_key=demo-key&limit=0", {"Authorization": jwt({"server": True})}, None, 400, "stream", 4),
+        ("control POST as text/plain from a page", "POST", "/_mockcdn/clock/advance", {"Content-Type": "text/plain", "Origin": "http://evil.example"}, b'{"seconds":86400}', 415, "control", None),
+        ("control POST as a form", "POST", "/_mockcdn/reset", {"Content-Type": "application/x-www-form-urlencoded"}, b"a=b", 415, "control", None),
+        ("control read under a rebinding Host", "GET", "/_mockcdn/requests", {"Host": "evil.example"}, None, 403, "control", None),
+        ("fault glob over 1,024 bytes", "POST", "/_mockcdn/faults", {"Content-Type": "application/json"}, json.dumps({"match": {"path": "*a" * 600}, "action": {"status": 503}}).encode(), 400, "any", None),
     ]
     return cases
 
@@ -176,7 +193,7 @@ def listing(base: str) -> list:
 
 def test_catalogue(server):
     cases = build_cases(server)
-    assert len(cases) >= 60
+    assert len(cases) >= 90
     stored_before = len(listing(server))
     failures = []
     for name, method, target, headers, body, status, kind, code in cases:
@@ -207,6 +224,10 @@ def test_catalogue(server):
             root = ET.fromstring(answer)
             if root.tag != "Error" or root.findtext("Code") != code or not root.findtext("Message"):
                 failures.append(f"{name}: XML {answer[:300]!r}")
+        elif kind == "control":
+            error = json.loads(answer).get("error", {})
+            if not error.get("message"):
+                failures.append(f"{name}: control envelope {answer[:300]!r}")
         elif kind == "cometchat":
             error = json.loads(answer).get("error", {})
             if error.get("code") != code or not error.get("message"):
@@ -214,3 +235,6 @@ def test_catalogue(server):
     assert not failures, "\n".join(failures)
     assert len(listing(server)) == stored_before, "a refused upload was stored"
     assert request(server + "/_mockcdn/health")[0] == 200
+    clock = json.loads(request(server + "/_mockcdn/clock")[1])["now"]
+    assert abs(clock - time.time()) < 3600, "a refused control request moved the clock"
+    assert json.loads(request(server + "/_mockcdn/faults")[1])["faults"] == [], "a refused rule was installed"
