@@ -66,16 +66,43 @@ struct JWTTests {
     }
 
     @Test(
-        "only a JSON true makes a server token; without a user_id anything else has no subject",
+        "server must be a boolean and user_id a non-empty string: other kinds are refused, never a server token",
         arguments: [
-            #"{"server":1}"#, #"{"server":"true"}"#, #"{"server":1.0}"#, #"{"server":[true]}"#,
-            #"{"server":{"a":true}}"#, #"{"server":false}"#, #"{"server":null}"#, #"{"server":1,"user_id":""}"#,
-            #"{"server":1,"user_id":1}"#,
+            (#"{"server":1}"#, "server must be true or false"), (#"{"server":"true"}"#, "server must be true or false"),
+            (#"{"server":1.0}"#, "server must be true or false"),
+            (#"{"server":[true]}"#, "server must be true or false"),
+            (#"{"server":{"a":true}}"#, "server must be true or false"),
+            (#"{"server":null}"#, "server must be true or false"),
+            (#"{"server":1,"user_id":"alice"}"#, "server must be true or false"),
+            (#"{"user_id":""}"#, "user_id must be a non-empty string"),
+            (#"{"user_id":1}"#, "user_id must be a non-empty string"),
+            (#"{"user_id":null}"#, "user_id must be a non-empty string"),
+            (#"{"server":true,"user_id":["a"]}"#, "user_id must be a non-empty string"),
         ]
     )
-    func serverOnlyForTrue(_ payload: String) {
+    func claimTypes(_ payload: String, _ message: String) {
         let error = #expect(throws: JWTError.self) {
             try JWT.verify(Self.token(payload), key: Self.key, now: Self.now)
+        }
+        #expect(error?.kind == .malformed)
+        #expect(error?.message == "JWTAuth error: " + message)
+    }
+
+    @Test(
+        "as on Stream, a token naming no user is a server token unless it says server:false",
+        arguments: [
+            (#"{}"#, true), (#"{"iat":1000}"#, true), (#"{"server":true}"#, true), (#"{"user_id":"alice"}"#, false),
+            (#"{"server":true,"user_id":"alice"}"#, true), (#"{"server":false,"user_id":"alice"}"#, false),
+        ]
+    )
+    func serverTokens(_ payload: String, _ isServer: Bool) throws {
+        #expect(try JWT.verify(Self.token(payload), key: Self.key, now: Self.now).isServer == isServer)
+    }
+
+    @Test("server:false with no user_id has no subject")
+    func noSubject() {
+        let error = #expect(throws: JWTError.self) {
+            try JWT.verify(Self.token(#"{"server":false}"#), key: Self.key, now: Self.now)
         }
         #expect(error?.kind == .noSubject)
     }
@@ -84,7 +111,6 @@ struct JWTTests {
         "dates: fractional, saturating, with a few seconds of leeway for nbf and iat",
         arguments: [
             (#"{"server":true}"#, JWTClaims(isServer: true)),
-            (#"{"server":1,"user_id":"alice"}"#, JWTClaims(userID: "alice")),
             (#"{"server":true,"user_id":"alice"}"#, JWTClaims(isServer: true, userID: "alice")),
             (#"{"user_id":"alice","exp":1001}"#, JWTClaims(userID: "alice", expiresAt: 1001)),
             (#"{"user_id":"alice","exp":1000.25}"#, JWTClaims(userID: "alice", expiresAt: 1001)),

@@ -133,8 +133,8 @@ struct StreamUploadTests {
             code: 5
         ),
         AuthCase(
-            name: "neither server nor user",
-            token: JWT.sign(["role": "admin"], secret: Tokens.secret),
+            name: "server:false and no user",
+            token: JWT.sign(["server": false, "role": "admin"], secret: Tokens.secret),
             apiKey: "demo-key",
             status: 401,
             code: 5

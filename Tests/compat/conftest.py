@@ -42,10 +42,12 @@ def launch(*flags: str):
     )
     try:
         first = proc.stdout.readline()
-        match = re.match(r"mockcdn ready on (http://127\.0\.0\.1:(\d+))", first)
+        match = re.match(r"mockcdn ready on http://([^:/]+|\[[^]]+\]):(\d+)", first)
         assert match, f"unexpected first line: {first!r} (exit code {proc.poll()})"
         proc.stdout.readline()  # demo app keys
-        yield RunningServer(match.group(1), proc)
+        # A wildcard bind is reached on loopback.
+        host = "127.0.0.1" if match.group(1) in ("0.0.0.0", "[::]") else match.group(1)
+        yield RunningServer(f"http://{host}:{match.group(2)}", proc)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:

@@ -78,7 +78,7 @@ def build_cases(base: str) -> list[tuple]:
         ("expired JWT", "POST", UPLOAD, {"Authorization": signed_jwt({"alg": "HS256"}, {"user_id": "a", "exp": 1000}), "Content-Type": MULTIPART}, b"", 401, "stream", 40),
         ("JWT issued in the future", "POST", UPLOAD, {"Authorization": signed_jwt({"alg": "HS256"}, {"user_id": "a", "iat": 4_000_000_000}), "Content-Type": MULTIPART}, b"", 401, "stream", 5),
         ("JWT signed with another secret", "POST", UPLOAD, {"Authorization": signed_jwt({"alg": "HS256"}, {"user_id": "a"}, "x" * 40), "Content-Type": MULTIPART}, b"", 401, "stream", 5),
-        ("JWT without a subject", "POST", UPLOAD, {"Authorization": signed_jwt({"alg": "HS256"}, {"admin": True}), "Content-Type": MULTIPART}, b"", 401, "stream", 5),
+        ("JWT with server:false and no user", "POST", UPLOAD, {"Authorization": signed_jwt({"alg": "HS256"}, {"server": False, "admin": True}), "Content-Type": MULTIPART}, b"", 401, "stream", 5),
         ("10 KB JWT", "POST", UPLOAD, {"Authorization": "a" * 10_000, "Content-Type": MULTIPART}, b"", 401, "stream", 5),
         ("no api_key", "POST", "/channels/messaging/catalogue/file", user_headers(), b"", 401, "stream", 5),
         ("unknown api_key", "POST", "/channels/messaging/catalogue/file?api_key=nope", user_headers(), b"", 401, "stream", 5),

@@ -5,7 +5,7 @@ import Foundation
 /// Dates are whole Unix seconds: a fractional NumericDate is rounded up (so `now < exp` and `now < nbf` read
 /// the same as on the exact value), and one beyond `Int64` saturates (an `exp` of 1e30 never expires).
 public struct JWTClaims: Sendable, Equatable {
-    /// `{"server": true}`: a backend token, allowed everything.
+    /// `{"server": true}`, or no `user_id` at all: a backend token, allowed everything.
     public var isServer: Bool
     /// `{"user_id": "..."}`: a user token.
     public var userID: String?
@@ -57,13 +57,16 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
     static let notBefore = JWTError(kind: .notYetValid, message: "JWTAuth error: token is not valid yet (nbf)")
     static let noSubject = JWTError(
         kind: .noSubject,
-        message: "JWTAuth error: token has neither server:true nor a user_id"
+        message: "JWTAuth error: token has server:false and no user_id"
     )
 
     static func duplicateMember(in part: String) -> JWTError {
         JWTError(kind: .malformed, message: "JWTAuth error: the \(part) repeats a member name")
     }
 
+    static func claimType(_ rule: String) -> JWTError {
+        JWTError(kind: .malformed, message: "JWTAuth error: " + rule)
+    }
     static func notANumber(_ claim: String) -> JWTError {
         JWTError(kind: .malformed, message: "JWTAuth error: \(claim) must be a number")
     }
@@ -100,8 +103,9 @@ public enum JWT {
     /// the claims' types and `exp`, `nbf` and `iat` against the clock.
     ///
     /// Claims are read by JSON kind, never by bridging: `exp`, `nbf` and `iat` must be numbers (a string,
-    /// null, object or boolean is refused, not taken for "no expiry"), and only a JSON `true` makes a
-    /// server token (`1` and `"true"` do not).
+    /// null, object or boolean is refused, not taken for "no expiry"), `server` a boolean (`1` and `"true"`
+    /// are refused) and `user_id` a non-empty string. As on Stream, a token with no `user_id` is a server
+    /// token unless it says `"server": false`.
     ///
     /// - Parameters:
     ///   - token: the token, without any `Bearer ` prefix.
@@ -129,8 +133,18 @@ public enum JWT {
         guard SecureBytes.constantTimeEqual(expected, signature) else { throw .signatureMismatch }
 
         var claims = JWTClaims()
-        claims.isServer = payload["server"] == .bool(true)
-        if case .string(let userID) = payload["user_id"] { claims.userID = userID }
+        switch payload["user_id"] {
+        case nil: break
+        case .string(let userID) where !userID.isEmpty: claims.userID = userID
+        default: throw .claimType("user_id must be a non-empty string")
+        }
+        switch payload["server"] {
+        // Stream's rule: a token signed with the app secret that names no user is a server-side token
+        // (getstream's server SDK makes exactly such tokens).
+        case nil: claims.isServer = claims.userID == nil
+        case .bool(let server): claims.isServer = server
+        default: throw .claimType("server must be true or false")
+        }
         claims.expiresAt = try numericDate("exp", in: payload)
         claims.notBefore = try numericDate("nbf", in: payload)
         claims.issuedAt = try numericDate("iat", in: payload)

@@ -13,7 +13,7 @@ struct SecureMediaController {
     static let maximumFATTTL: Int64 = 30 * 24 * 3600
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
-        router.get("v1/apps/:app/settings") { _, context in try self.settings(context: context) }
+        router.get("v1/apps/:app/settings") { request, context in try self.settings(request, context: context) }
         router.post("v1/apps/:app/fat") { request, context in try await self.mintFAT(request, context: context) }
         router.post(":app/media") { request, context in try await self.upload(request, context: context) }
         router.post("v1/apps/:app/presign") { request, context in try await self.presign(request, context: context) }
@@ -41,10 +41,10 @@ struct SecureMediaController {
         }
     }
 
-    func settings(context: AppRequestContext) throws -> SettingsResponse {
+    func settings(_ request: Request, context: AppRequestContext) throws -> SettingsResponse {
         let app = try self.app(context)
         return SettingsResponse(
-            securedMediaHost: self.services.links.authority,
+            securedMediaHost: LinkSigner.authority(of: self.services.links.base(for: request)),
             fatParameterName: FATCredential.parameterName,
             fatHeaderName: FATCredential.headerName.canonicalName,
             presignedURLTTL: app.configuration.presignTTL
@@ -171,7 +171,9 @@ struct SecureMediaController {
             )
             return EditedResponse(
                 status: .created,
-                response: MediaResponse(url: self.services.links.objectURL(received.key))
+                response: MediaResponse(
+                    url: self.services.links.objectURL(received.key, base: self.services.links.base(for: request))
+                )
             )
         } catch let rejection as UploadFailure {
             switch rejection {
@@ -218,9 +220,10 @@ struct SecureMediaController {
             scheme == "http" || scheme == "https", let host = url.percentEncodedHost, !host.isEmpty
         else { throw CometChatError.invalidURL("url must be an absolute http or https URL") }
         let authority = LinkSigner.withoutDefaultPort(host + (url.port.map { ":\($0)" } ?? ""))
-        let requestAuthority = request.head.authority.map(LinkSigner.withoutDefaultPort)
-        guard authority == self.services.links.authority || authority == requestAuthority else {
-            throw CometChatError.invalidURL("url is not on this media host (\(self.services.links.authority))")
+        let base = self.services.links.base(for: request)
+        let mediaHosts = [LinkSigner.authority(of: base), LinkSigner.authority(of: self.services.links.baseURL)]
+        guard mediaHosts.contains(authority) else {
+            throw CometChatError.invalidURL("url is not on this media host (\(mediaHosts[0]))")
         }
         guard let key = try? ObjectKey(app: app.id, percentEncodedPath: url.percentEncodedPath) else {
             throw CometChatError.invalidURL("url is not a media URL of app \(app.id)")
@@ -230,7 +233,7 @@ struct SecureMediaController {
         }
         let now = self.services.clock.unixSeconds
         return PresignResponse(
-            url: self.services.links.presignedURL(app: app, key: key, now: now),
+            url: self.services.links.presignedURL(app: app, key: key, now: now, base: base),
             expiresIn: app.configuration.presignTTL,
             expiresAt: now + app.configuration.presignTTL
         )

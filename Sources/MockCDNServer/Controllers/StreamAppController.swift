@@ -145,6 +145,7 @@ struct StreamAppController {
             .dropFirst(offset ?? 0)
             .prefix(limit ?? Self.defaultPageSize)
         let links = self.services.links
+        let base = links.base(for: request)
         // RSA signing costs about a millisecond a link: a page of them is signed on the thread pool, never on
         // the event loop that serves every other request.
         let uploads = try await NIOThreadPool.singleton.runIfActive {
@@ -152,7 +153,7 @@ struct StreamAppController {
             return try objects.map { object in
                 let key = try ObjectKey(object.key)
                 // Fresh signatures on every listing, as Stream re-signs links whenever messages are read.
-                let link = try links.signedURL(app: app, key: key, now: now)
+                let link = try links.signedURL(app: app, key: key, now: now, base: base)
                 return UploadsResponse.Upload(
                     file: link,
                     thumbURL: object.key.hasPrefix(app.id + "/images/")

@@ -109,7 +109,12 @@ struct StreamUploadController {
             if let channel { self.services.channels.add([user], app: app.id, channel: channel) }
 
             let now = self.services.clock.unixSeconds
-            let link = try self.services.links.signedURL(app: app, key: received.key, now: now)
+            let link = try self.services.links.signedURL(
+                app: app,
+                key: received.key,
+                now: now,
+                base: self.services.links.base(for: request)
+            )
             let uploadSizes = requestedSizes.map { sizes in
                 zip(sizes, sizeTransforms).map { size, transform in
                     var answered = size
