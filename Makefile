@@ -7,7 +7,8 @@ APT_PACKAGES := pkg-config libssl-dev libvips-dev
 # A real browser for the browser tests (headless Chromium driven by Selenium).
 BROWSER_PACKAGES := chromium chromium-driver
 # Real peers for the compatibility suite and the OpenAPI check.
-PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium
+# Stream's Python server SDKs are pinned: the compat suite checks MockCDN against these exact releases.
+PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium stream-chat==4.33.0 getstream==7.0.0
 SERVE_FLAGS ?=
 
 .PHONY: deps browser-deps py-deps build release serve test test-swift test-compat client-isolation openapi-check format format-check bench-startup \
@@ -31,7 +32,9 @@ browser-deps:
 
 ## py-deps: the Python peers (botocore, awscli, ...), installed with pip only when one is missing.
 py-deps:
-	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium" 2>/dev/null \
+	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium; \
+		from importlib.metadata import version as v; \
+		assert v('stream-chat') == '4.33.0' and v('getstream') == '7.0.0'" 2>/dev/null \
 		&& command -v aws >/dev/null; then :; else \
 		echo "installing $(PIP_PACKAGES)"; python3 -m pip install -q $(PIP_PACKAGES); \
 	fi

@@ -107,10 +107,17 @@ final class LinkSigner: Sendable {
         base + "/" + PercentEncoding.encodePath(key.rawValue)
     }
 
-    /// A canned-policy CloudFront link to a stored object of `app`, valid for the app's link lifetime from `now`.
-    func signedURL(app: MediaApp, key: ObjectKey, now: Int64, base: String) throws -> String {
-        try CloudFrontSigner(keyPair: app.activeKeyPair)
-            .cannedURL(self.objectURL(key, base: base), expires: now + app.configuration.linkTTL)
+    /// A CloudFront link to a stored object of `app` in the shape Stream's CDN issues (custom policy with a
+    /// wildcard resource, and `oh`/`ow` for an image whose size is known), valid for the app's link lifetime
+    /// from `now`.
+    func signedURL(app: MediaApp, object: ObjectMetadata, now: Int64, base: String) throws -> String {
+        let key = try ObjectKey(object.key)
+        let header = ImageHeader(extras: object.extras)
+        return try CloudFrontSigner(keyPair: app.activeKeyPair).streamURL(
+            self.objectURL(key, base: base),
+            expires: now + app.configuration.linkTTL,
+            originalSize: header.map { ($0.width, $0.height) }
+        )
     }
 
     /// A SigV4 presigned GET of a stored object of `app` (path-style, bucket = app id), valid for the app's

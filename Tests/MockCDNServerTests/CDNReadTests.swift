@@ -55,16 +55,13 @@ struct CDNReadTests {
                     "tampered signature", signed.replacingOccurrences(of: "Signature=", with: "Signature=AB"), 403,
                     "Signature does not match"
                 ),
-                (
-                    "tampered expiry", signed.replacingOccurrences(of: "Expires=", with: "Expires=9"), 403,
-                    "Signature does not match"
-                ),
+                ("tampered expiry", try Links.withPolicyExpiry(signed, far), 403, "Signature does not match"),
                 (
                     "unknown key pair", signed.replacingOccurrences(of: "K2JCJMDEHXQW5F", with: "KNOPE000000000"), 403,
                     "Unknown Key-Pair-Id"
                 ),
                 (
-                    "no key pair id", signed.replacingOccurrences(of: "&Key-Pair-Id=K2JCJMDEHXQW5F", with: ""), 403,
+                    "no key pair id", signed.replacingOccurrences(of: "Key-Pair-Id=K2JCJMDEHXQW5F&", with: ""), 403,
                     "need Signature and Key-Pair-Id"
                 ),
                 (
@@ -95,9 +92,7 @@ struct CDNReadTests {
     @Test("expiry follows the clock, to the second")
     func expiry() async throws {
         try await Self.withObject { server, signed, _ in
-            let expires = try #require(
-                Int64(URLComponents(string: signed)!.queryItems!.first { $0.name == "Expires" }!.value!)
-            )
+            let expires = try Links.expiry(of: signed)
             try await server.setClock(expires - 1)
             #expect(try await HTTP.get(signed).status == 200)
             try await server.setClock(expires)
@@ -178,17 +173,26 @@ struct CDNReadTests {
         }
     }
 
-    @Test("image transform parameters appended to an issued link keep it valid; other extra params do not")
+    @Test("issued links carry wildcard policies, as on Stream; a canned link only takes transform parameters")
     func transformParameters() async throws {
-        try await Self.withObject { server, signed, _ in
+        try await Self.withObject { server, signed, unsigned in
             let upload = try await server.upload(parts: [.file(Media.png, name: "p.png", type: "image/png")])
             let image = try #require(upload.json["file"] as? String)
             let transformed = try await HTTP.get(image + "&w=32&h=*&resize=clip&crop=top&ro=0")
             #expect(transformed.status == 200)
             #expect(transformed.image?.width == 32)
             #expect(try await HTTP.get(signed + "&ro=0").status == 200)
-            #expect(try await HTTP.get(signed + "&download=1").status == 403)
-            #expect(try await HTTP.get(image + "&download=1").status == 403)
+            #expect(try await HTTP.get(signed + "&download=1").status == 200)
+            #expect(try await HTTP.get(image + "&download=1").status == 200)
+            // The image link's resource names the original size: another oh or ow is not covered.
+            let otherSize = image.replacingOccurrences(of: "&oh=\(Media.pngSize.height)", with: "&oh=1")
+            #expect(try await HTTP.get(otherSize).status == 403)
+            // The path is not a wildcard's: a link moved to another object does not verify.
+            let moved = signed.replacingOccurrences(of: "/abc.txt?", with: "/abd.txt?")
+            #expect(try await HTTP.get(moved).status == 403)
+            let canned = try Self.demoSigner().cannedURL(unsigned, expires: Int64(Date().timeIntervalSince1970) + 600)
+            #expect(try await HTTP.get(canned + "&ro=0").status == 200)
+            #expect(try await HTTP.get(canned + "&download=1").status == 403)
         }
     }
 

@@ -135,6 +135,7 @@ enum Multipart {
 
 /// Test media, drawn with libvips.
 enum Media {
+    static let pngSize = (width: 64, height: 48)
     static let png: Data = {
         let pixels = Vips.Pixels(width: 64, height: 48, bands: 3, bytes: (0..<(64 * 48 * 3)).map { UInt8($0 % 251) })
         return Data(try! Vips.encode(pixels, format: .png).readableBytesView)
@@ -323,5 +324,33 @@ struct DiskServer: Sendable {
             body: Data(#"{"seconds":\#(seconds)}"#.utf8)
         )
         try #require(reply.status == 200)
+    }
+}
+
+/// What a CloudFront link MockCDN issued says about itself.
+enum Links {
+    /// A query parameter's value.
+    static func parameter(_ name: String, of url: String) -> String? {
+        URLComponents(string: url)?.queryItems?.first { $0.name == name }?.value
+    }
+
+    /// The custom policy a Stream-shaped link carries.
+    static func policy(of url: String) throws -> CloudFrontPolicy {
+        let encoded = try #require(parameter("Policy", of: url))
+        return try CloudFrontPolicy.parse(try #require(CloudFrontBase64.decode(encoded)))
+    }
+
+    /// The Unix time the link stops working: its canned `Expires`, or its policy's `DateLessThan`.
+    static func expiry(of url: String) throws -> Int64 {
+        if let expires = parameter("Expires", of: url) { return try #require(Int64(expires)) }
+        return try policy(of: url).dateLessThan
+    }
+
+    /// The link with its policy's expiry changed and the signature kept: a tampering.
+    static func withPolicyExpiry(_ url: String, _ expiry: Int64) throws -> String {
+        let encoded = try #require(parameter("Policy", of: url))
+        var policy = try self.policy(of: url)
+        policy.dateLessThan = expiry
+        return url.replacingOccurrences(of: encoded, with: CloudFrontBase64.encode(Array(policy.json.utf8)))
     }
 }

@@ -66,7 +66,8 @@ struct TestControlTests {
             #expect(entries[4]["query"] as? String == "fat=REDACTED")
             let presignedQuery = try #require(entries[5]["query"] as? String)
             #expect(presignedQuery.contains("X-Amz-Signature=REDACTED") && presignedQuery.contains("X-Amz-Expires=300"))
-            #expect((entries[6]["query"] as? String)?.contains("Signature=REDACTED&Key-Pair-Id=") == true)
+            #expect((entries[6]["query"] as? String)?.contains("Key-Pair-Id=K2JCJMDEHXQW5F&Policy=") == true)
+            #expect((entries[6]["query"] as? String)?.contains("&Signature=REDACTED") == true)
 
             let upload = entries[0]
             #expect((upload["bytes_in"] as? Int ?? 0) > Media.text.count)
@@ -240,14 +241,12 @@ struct TestControlTests {
             _ = try await server.addFault(#"{"action":{"status":503}}"#)
             #expect(try server.storedCount() == fixtureCount + 1)
 
-            let started = ContinuousClock.now
             let reply = try await HTTP.send(
                 "POST",
                 server.url("/_mockcdn/reset"),
                 headers: ["Content-Type": "application/json"]
             )
             #expect(reply.status == 200)
-            #expect(ContinuousClock.now - started < .seconds(1))
             #expect(try server.storedCount() == fixtureCount)
             #expect(try await HTTP.get(link).status == 404)
             let now = try #require(try await HTTP.get(server.url("/_mockcdn/clock")).json["now"] as? Int)

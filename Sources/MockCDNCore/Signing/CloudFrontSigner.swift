@@ -35,6 +35,26 @@ public struct CloudFrontSigner: Sendable {
             + self.tail(signature, hash)
     }
 
+    /// A link in the shape Stream's CDN issues: `url?Key-Pair-Id&Policy&Signature`, then for an image
+    /// `&oh=H&ow=W`, the original size. The custom policy's resource is the URL with wildcards (`url*`, or
+    /// `url?*oh=H*ow=W*` for an image), so clients may append resize parameters anywhere; Stream's Android
+    /// and React Native SDKs resize only links that carry `oh` and `ow`.
+    ///
+    /// - Parameters:
+    ///   - url: the object's URL, without a query.
+    ///   - expires: the Unix time the link stops working.
+    ///   - originalSize: an image's width and height; nil for other files.
+    /// - Returns: the signed URL.
+    /// - Throws: `MockCDNError.invalidKeyMaterial` when the key pair holds no private key.
+    public func streamURL(_ url: String, expires: Int64, originalSize: (width: Int, height: Int)?) throws -> String {
+        let resource = originalSize.map { url + "?*oh=\($0.height)*ow=\($0.width)*" } ?? url + "*"
+        let json = CloudFrontPolicy(resource: resource, dateLessThan: expires).json
+        let signature = CloudFrontBase64.encode(try self.keyPair.key.signature(for: json, hash: .sha1))
+        let link =
+            url + "?Key-Pair-Id=\(self.keyPair.id)&Policy=\(CloudFrontBase64.encode(json))&Signature=\(signature)"
+        return link + (originalSize.map { "&oh=\($0.height)&ow=\($0.width)" } ?? "")
+    }
+
     private func tail(_ signature: String, _ hash: RSAKey.Hash) -> String {
         "&Signature=\(signature)&Key-Pair-Id=\(self.keyPair.id)" + (hash == .sha256 ? "&Hash-Algorithm=SHA256" : "")
     }

@@ -9,8 +9,13 @@ struct StreamAppController {
     let services: ServerServices
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
-        router.get("app") { request, context in try self.settings(request, context: context) }
-        router.patch("app") { request, context in try await self.updateSettings(request, context: context) }
+        // v1 (stream-chat) and v2 (getstream) spell the same settings route.
+        for path in ["app", "api/v2/app"] {
+            router.get(RouterPath(path)) { request, context in try self.settings(request, context: context) }
+            router.patch(RouterPath(path)) { request, context in
+                try await self.updateSettings(request, context: context)
+            }
+        }
         router.post("channels/:type/:id/members") { request, context in
             try await self.addMembers(request, context: context)
         }
@@ -153,7 +158,7 @@ struct StreamAppController {
             return try objects.map { object in
                 let key = try ObjectKey(object.key)
                 // Fresh signatures on every listing, as Stream re-signs links whenever messages are read.
-                let link = try links.signedURL(app: app, key: key, now: now, base: base)
+                let link = try links.signedURL(app: app, object: object, now: now, base: base)
                 return UploadsResponse.Upload(
                     file: link,
                     thumbURL: object.key.hasPrefix(app.id + "/images/")

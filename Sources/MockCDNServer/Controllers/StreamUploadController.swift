@@ -96,9 +96,9 @@ struct StreamUploadController {
         do {
             let fields = received.fields
             let named = try fields["user"].map { try Self.decode(UserField.self, from: $0, field: "user").id }
-            guard let user = caller.user(named: named) else {
-                throw StreamAPIError.input("user is a required field when uploading with a server token")
-            }
+            // A server token may name the uploader in `user`, or leave the upload without an owner (Stream's
+            // server SDKs send no `user` unless asked); only a server token may then delete it.
+            let user = caller.user(named: named)
             let requestedSizes = try fields["upload_sizes"].map {
                 try Self.decode([UploadSize].self, from: $0, field: "upload_sizes")
             }
@@ -106,12 +106,12 @@ struct StreamUploadController {
             if received.object.owner != user {
                 try await self.services.store.updateMetadata(received.key) { $0.owner = user }
             }
-            if let channel { self.services.channels.add([user], app: app.id, channel: channel) }
+            if let channel, let user { self.services.channels.add([user], app: app.id, channel: channel) }
 
             let now = self.services.clock.unixSeconds
             let link = try self.services.links.signedURL(
                 app: app,
-                key: received.key,
+                object: received.object,
                 now: now,
                 base: self.services.links.base(for: request)
             )

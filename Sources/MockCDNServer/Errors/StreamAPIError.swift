@@ -2,7 +2,11 @@ import Foundation
 import Hummingbird
 
 /// An error on Stream's REST API, rendered in Stream's envelope:
-/// `{"code","message","exception_fields","StatusCode","duration","more_info"}`.
+/// `{"code","message","exception_fields","StatusCode","duration","more_info","details"}`.
+///
+/// Every member Stream's generated `APIError` model requires is present: getstream (the v2 server SDK)
+/// parses errors strictly, and a missing `details` or `more_info` surfaces as a `KeyError` in the caller
+/// instead of its `StreamApiException`.
 struct StreamAPIError: HTTPResponseError {
     let status: HTTPResponse.Status
     /// Stream's error code: 4 input, 5 authentication, 16 not found, 17 not allowed, 22 too large,
@@ -37,6 +41,7 @@ struct StreamAPIError: HTTPResponseError {
             "StatusCode": self.status.code,
             "duration": duration,
             "more_info": "https://getstream.io/chat/docs/api_errors_response",
+            "details": [Int](),
         ]
         let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
         return Response(
