@@ -207,3 +207,45 @@ def test_7_no_query_is_unauthorized(which, uploaded):
     assert "?" not in url
     status, body, _ = request(url)
     assert status == 401, f"GET {url} -> {status}: {body[:300]!r}"
+
+
+# --------------------------------------------------------------------------- Stream-shaped links
+
+
+def _decoded_policy(url: str) -> str:
+    import base64
+    import urllib.parse
+
+    policy = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)["Policy"][0]
+    return base64.b64decode(policy.replace("-", "+").replace("_", "=").replace("~", "/")).decode()
+
+
+@pytest.mark.parametrize("which,suffix", [("image_signed", "?*oh=8*ow=8*"), ("file_signed", "*")])
+def test_8_issued_links_are_botocore_custom_policies(which, suffix, uploaded, signer):
+    """The policy of every issued link is byte for byte what botocore's CloudFrontSigner builds for the same
+    wildcard resource and expiry, and botocore signing that policy makes a link MockCDN accepts."""
+    link = uploaded[which]
+    unsigned = link.split("?", 1)[0]
+    policy = json.loads(_decoded_policy(link))
+    expires = policy["Statement"][0]["Condition"]["DateLessThan"]["AWS:EpochTime"]
+    built = signer.build_policy(unsigned + suffix, datetime.datetime.fromtimestamp(expires, tz=datetime.timezone.utc))
+    assert _decoded_policy(link) == built
+    assert link.split("?", 1)[1].split("&")[0].startswith("Key-Pair-Id=")
+    signed = signer.generate_presigned_url(unsigned, policy=built)
+    tail = "&oh=8&ow=8" if which == "image_signed" else ""
+    status, body, _ = request(signed + tail + "&w=4&h=4&resize=scale")
+    if which == "image_signed":
+        assert status == 200 and body.startswith(b"\x89PNG"), body[:200]
+    else:
+        assert status == 400 and ET.fromstring(body).findtext("Code") == "InvalidArgument"
+
+
+def test_9_wildcard_image_policy_binds_the_original_size(uploaded, signer, expiry):
+    """A botocore policy for `url?*oh=8*ow=8*` covers the link with any added parameter, but not with
+    another `oh`."""
+    unsigned = uploaded["image"]
+    policy = signer.build_policy(unsigned + "?*oh=8*ow=8*", expiry)
+    signed = signer.generate_presigned_url(unsigned, policy=policy)
+    assert request(signed + "&oh=8&ow=8&ro=0&w=2")[0] == 200
+    status, body, _ = request(signed + "&oh=9&ow=8")
+    _assert_denied(status, body, "not covered", signed)
