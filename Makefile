@@ -1,9 +1,11 @@
 # MockCDN: `make serve` runs the server with its embedded defaults, `make test` runs every test.
-# Both install the system libraries they need first (Debian/Ubuntu, apt), and skip that when present.
+# Both install the system libraries and tools they need first (Debian/Ubuntu, apt), and skip that when present.
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := pkg-config libssl-dev libvips-dev
+# Video posters run the ffmpeg binary as a subprocess; the server links no FFmpeg library.
+VIDEO_PACKAGES := ffmpeg
 # A real browser for the browser tests (headless Chromium driven by Selenium).
 BROWSER_PACKAGES := chromium chromium-driver
 # Real peers for the compatibility suite and the OpenAPI check.
@@ -11,7 +13,7 @@ BROWSER_PACKAGES := chromium chromium-driver
 PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium stream-chat==4.33.0 getstream==7.0.0
 SERVE_FLAGS ?=
 
-.PHONY: deps browser-deps py-deps build release serve test test-swift test-compat client-isolation openapi-check format format-check bench-startup \
+.PHONY: deps video-deps browser-deps py-deps build release serve test test-swift test-compat client-isolation openapi-check format format-check bench-startup \
 	bench-upload bench-resize bench soak clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
@@ -20,6 +22,14 @@ deps:
 		echo "installing $(APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
+	fi
+
+## video-deps: Debian's ffmpeg (video posters), only when no ffmpeg is on PATH.
+video-deps:
+	@if command -v ffmpeg >/dev/null; then :; else \
+		echo "installing $(VIDEO_PACKAGES)"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(VIDEO_PACKAGES); \
 	fi
 
 ## browser-deps: Debian's chromium and chromium-driver, only when either is missing.
@@ -46,17 +56,17 @@ release: deps
 	$(SWIFT) build -c release --product mockcdn
 
 ## serve: run the server (in memory, 127.0.0.1:8080, demo app). Extra flags: make serve SERVE_FLAGS="--port 0"
-serve: deps
+serve: deps video-deps
 	$(SWIFT) run mockcdn serve $(SERVE_FLAGS)
 
 ## test: every test suite the project has.
-test: deps py-deps format-check openapi-check client-isolation test-swift test-compat
+test: deps video-deps py-deps format-check openapi-check client-isolation test-swift test-compat
 
-test-swift:
+test-swift: video-deps
 	$(SWIFT) test --parallel
 
 ## test-compat: real AWS tooling (botocore's CloudFrontSigner, aws cloudfront sign) against the real binary.
-test-compat: deps browser-deps py-deps
+test-compat: deps video-deps browser-deps py-deps
 	$(SWIFT) build --product mockcdn
 	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q Tests/compat
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates Fixtures/media: small, deterministic media that `mockcdn serve` preloads under the default
 # app at demo/fixtures/{name}. The files are committed; this script documents how they were made and
-# remakes them. Needs libvips' command line (apt: libvips-tools) and an ffmpeg (pip: imageio-ffmpeg).
+# remakes them. Needs libvips' command line (apt: libvips-tools) and an ffmpeg (apt: ffmpeg, or pip:
+# imageio-ffmpeg; sample.webm needs libvpx and libopus, which Debian's ffmpeg has).
 set -euo pipefail
 cd "$(dirname "$0")/../Fixtures/media"
 command -v vips >/dev/null || { echo "needs vips (apt-get install libvips-tools)"; exit 1; }
@@ -90,4 +91,12 @@ output=(-map_metadata -1 -fflags +bitexact -flags +bitexact)
 "$FFMPEG" "${common[@]}" -f lavfi -i "testsrc=size=160x120:rate=10:duration=2" -f lavfi -i "sine=frequency=440:duration=2" \
     -c:v libx264 -preset veryslow -crf 30 -pix_fmt yuv420p -c:a aac -b:a 32k -movflags +faststart "${output[@]}" \
     -shortest sample.mp4
+# The same picture and tone as QuickTime (brand `qt  `) and as WebM (VP9 + Opus, one thread so the bytes
+# repeat): the containers video posters are made from.
+"$FFMPEG" "${common[@]}" -f lavfi -i "testsrc=size=160x120:rate=10:duration=2" -f lavfi -i "sine=frequency=440:duration=2" \
+    -c:v libx264 -preset veryslow -crf 30 -pix_fmt yuv420p -c:a aac -b:a 32k -movflags +faststart "${output[@]}" \
+    -shortest sample.mov
+"$FFMPEG" "${common[@]}" -f lavfi -i "testsrc=size=160x120:rate=10:duration=2" -f lavfi -i "sine=frequency=440:duration=2" \
+    -c:v libvpx-vp9 -crf 40 -b:v 0 -deadline good -cpu-used 2 -threads 1 -row-mt 0 -pix_fmt yuv420p \
+    -c:a libopus -b:a 24k "${output[@]}" -shortest sample.webm
 ls -l

@@ -7,6 +7,7 @@ public enum MediaSniffer {
         "txt": "text/plain", "md": "text/markdown", "csv": "text/csv", "json": "application/json",
         "html": "text/html", "htm": "text/html", "xml": "application/xml", "log": "text/plain",
         "pdf": "application/pdf", "mp3": "audio/mpeg", "m4a": "audio/mp4", "mp4": "video/mp4", "mov": "video/quicktime",
+        "webm": "video/webm", "mkv": "video/x-matroska",
         "zip": "application/zip", "doc": "application/msword",
         "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     ]
@@ -46,8 +47,49 @@ public enum MediaSniffer {
             return "audio/mpeg"
         }
         if ascii("OggS") { return "audio/ogg" }
+        if starts([0x1A, 0x45, 0xDF, 0xA3]) { return Self.matroskaType(prefix) }
         if ascii("PK\u{03}\u{04}") { return "application/zip" }
         return markup(prefix)
+    }
+
+    /// The type an EBML file's `DocType` names: `video/webm` or `video/x-matroska`; nil for any other
+    /// document type, or when the header does not fit in the prefix.
+    ///
+    /// The EBML header (RFC 8794; Matroska and WebM are EBML documents) follows the magic: its size, then
+    /// elements, each an ID, a size and that many bytes. Muxers write `DocType` (ID `42 82`) among them.
+    private static func matroskaType(_ prefix: [UInt8]) -> String? {
+        /// A variable-size integer at `offset` (RFC 8794 section 4): its length comes from the leading zero
+        /// bits of the first byte; `keepMarker` keeps the length bit (element IDs keep it, sizes do not).
+        func vint(at offset: Int, keepMarker: Bool) -> (value: UInt64, length: Int)? {
+            guard offset < prefix.count, prefix[offset] != 0 else { return nil }
+            let length = prefix[offset].leadingZeroBitCount + 1
+            guard offset + length <= prefix.count else { return nil }
+            var value = UInt64(keepMarker ? prefix[offset] : prefix[offset] & (0xFF >> length))
+            for byte in prefix[(offset + 1)..<(offset + length)] { value = value << 8 | UInt64(byte) }
+            return (value, length)
+        }
+        guard let header = vint(at: 4, keepMarker: false) else { return nil }
+        // An unknown or oversized header size still ends where the prefix does.
+        let end = min(prefix.count, 4 + header.length + Int(min(header.value, UInt64(prefix.count))))
+        var offset = 4 + header.length
+        while offset < end {
+            guard let id = vint(at: offset, keepMarker: true), id.length <= 4,
+                let size = vint(at: offset + id.length, keepMarker: false)
+            else { return nil }
+            let start = offset + id.length + size.length
+            guard start <= end, size.value <= UInt64(end - start) else { return nil }
+            let data = prefix[start..<(start + Int(size.value))]
+            if id.value == 0x4282 {
+                // A string element may be padded with NULs.
+                switch String(decoding: data.prefix { $0 != 0 }, as: UTF8.self) {
+                case "webm": return "video/webm"
+                case "matroska": return "video/x-matroska"
+                default: return nil
+                }
+            }
+            offset = start + Int(size.value)
+        }
+        return nil
     }
 
     /// Tags that make markup HTML, as browsers sniff it (WHATWG MIME Sniffing, section 7.1).
