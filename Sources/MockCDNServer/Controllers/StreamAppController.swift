@@ -149,6 +149,15 @@ struct StreamAppController {
             }
             .dropFirst(offset ?? 0)
             .prefix(limit ?? Self.defaultPageSize)
+        var postersOf: [String: ObjectMetadata] = [:]
+        for object in objects {
+            if let name = object.extras["poster"], let key = try? ObjectKey(name),
+                let poster = try await self.services.store.metadata(for: key)
+            {
+                postersOf[object.key] = poster
+            }
+        }
+        let posters = postersOf
         let links = self.services.links
         let base = links.base(for: request)
         // RSA signing costs about a millisecond a link: a page of them is signed on the thread pool, never on
@@ -159,10 +168,12 @@ struct StreamAppController {
                 let key = try ObjectKey(object.key)
                 // Fresh signatures on every listing, as Stream re-signs links whenever messages are read.
                 let link = try links.signedURL(app: app, object: object, now: now, base: base)
+                let thumbnailOf =
+                    try posters[object.key].map { try links.signedURL(app: app, object: $0, now: now, base: base) }
+                    ?? (object.key.hasPrefix(app.id + "/images/") ? link : nil)
                 return UploadsResponse.Upload(
                     file: link,
-                    thumbURL: object.key.hasPrefix(app.id + "/images/")
-                        ? link + "&" + ImageTransform.thumbnail.normalized : nil,
+                    thumbURL: thumbnailOf.map { $0 + "&" + ImageTransform.thumbnail.normalized },
                     name: object.extras["original_name"] ?? key.rawValue.split(separator: "/").last.map(String.init)
                         ?? "",
                     mimeType: object.contentType,

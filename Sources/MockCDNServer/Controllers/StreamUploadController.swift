@@ -109,12 +109,12 @@ struct StreamUploadController {
             if let channel, let user { self.services.channels.add([user], app: app.id, channel: channel) }
 
             let now = self.services.clock.unixSeconds
-            let link = try self.services.links.signedURL(
-                app: app,
-                object: received.object,
-                now: now,
-                base: self.services.links.base(for: request)
-            )
+            let base = self.services.links.base(for: request)
+            let link = try self.services.links.signedURL(app: app, object: received.object, now: now, base: base)
+            // Stream answers a server-made thumbnail for videos; an undecodable video still uploads, without.
+            let poster = await self.services.storePoster(for: received.object, key: received.key)
+            let thumbnailOf = try poster.map { try self.services.links.signedURL(app: app, object: $0, now: now, base: base) }
+                ?? (kind == .image ? link : nil)
             let uploadSizes = requestedSizes.map { sizes in
                 zip(sizes, sizeTransforms).map { size, transform in
                     var answered = size
@@ -124,12 +124,15 @@ struct StreamUploadController {
             }
             let response = UploadResponse(
                 file: link,
-                thumbURL: kind == .image ? link + "&" + ImageTransform.thumbnail.normalized : nil,
+                thumbURL: thumbnailOf.map { $0 + "&" + ImageTransform.thumbnail.normalized },
                 uploadSizes: uploadSizes,
                 duration: context.duration
             )
             return EditedResponse(status: .created, response: response)
         } catch {
+            if let current = try? await self.services.store.metadata(for: received.key) {
+                await self.services.deletePoster(of: current)
+            }
             await receiver.discard(received.object)
             throw error
         }
@@ -209,6 +212,7 @@ struct StreamUploadController {
         }
         try await self.services.store.delete(key)
         self.services.variants.drop(object: key.rawValue)
+        await self.services.deletePoster(of: metadata)
         return DurationResponse(duration: context.duration)
     }
 
