@@ -20,10 +20,11 @@ struct S3Error: HTTPResponseError {
         )
     }
 
-    /// 403 with the code, message and details of the rule that failed.
+    /// 403 with the code, message and details of the rule that failed; 400 when S3 answers 400 (a credential
+    /// scoped to another region).
     static func accessDenied(_ denial: AccessDenied) -> S3Error {
         S3Error(
-            status: .forbidden,
+            status: denial.kind == .malformed ? .badRequest : .forbidden,
             code: denial.code,
             message: denial.message,
             details: denial.details.map { ($0.name, $0.value) }
