@@ -16,7 +16,8 @@ struct S3Error: HTTPResponseError {
             status: .unauthorized,
             code: "AccessDenied",
             message:
-                "No credential: send a FAT (fat header or query), a SigV4 presigned query or a CloudFront signature"
+                "No credential: send a FAT (fat header or query), an S3 presigned query (SigV4 or SigV2) or a "
+                + "CloudFront signature"
         )
     }
 
