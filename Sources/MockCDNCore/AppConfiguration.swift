@@ -1,4 +1,4 @@
-/// A tenant as configured: identity, credentials, region, signing keys, upload settings, link lifetimes.
+/// A tenant as configured: identity, credentials, regions, signing keys, upload settings, link lifetimes.
 public struct AppConfiguration: Sendable, Equatable {
     /// A CloudFront key pair as configured: PEM text, or nothing to have one generated at start.
     public struct KeyPair: Sendable, Equatable {
@@ -25,7 +25,12 @@ public struct AppConfiguration: Sendable, Equatable {
     public var appID: String
     public var apiKey: String
     public var apiSecret: String
+    /// The CometChat region (`us`, `eu`, ...), as CometChat's own apps have one; S3 signing does not use it.
     public var region: String
+    /// The region S3 presigned URLs are scoped to (`X-Amz-Credential` `.../{s3Region}/s3/aws4_request`).
+    /// Separate from `region` because AWS tooling knows only AWS region names: boto3 and awscli with no
+    /// region configured sign for `us-east-1`, and a CometChat `us` is no region they can be given.
+    public var s3Region: String
     /// Empty: one active RSA-2048 key pair is generated at start.
     public var keyPairs: [KeyPair]
     public var fileUploadConfig: UploadConfig
@@ -46,6 +51,7 @@ public struct AppConfiguration: Sendable, Equatable {
         apiKey: String,
         apiSecret: String,
         region: String,
+        s3Region: String = AppConfiguration.defaultS3Region,
         keyPairs: [KeyPair] = [],
         fileUploadConfig: UploadConfig = UploadConfig(),
         imageUploadConfig: UploadConfig = UploadConfig(),
@@ -58,6 +64,7 @@ public struct AppConfiguration: Sendable, Equatable {
         self.apiKey = apiKey
         self.apiSecret = apiSecret
         self.region = region
+        self.s3Region = s3Region
         self.keyPairs = keyPairs
         self.fileUploadConfig = fileUploadConfig
         self.imageUploadConfig = imageUploadConfig
@@ -65,6 +72,19 @@ public struct AppConfiguration: Sendable, Equatable {
         self.presignTTL = presignTTL
         self.maximumSourcePixels = maximumSourcePixels
         self.inlineActiveContent = inlineActiveContent
+    }
+
+    /// The S3 region of an app that names none: the one boto3 and awscli sign for when they have no region.
+    public static let defaultS3Region = "us-east-1"
+
+    /// Whether `region` can be an S3 signing region: 1-32 of `a-z 0-9 -`, as AWS region names are. Anything
+    /// else could never match a credential scope, and would end up in error messages.
+    ///
+    /// - Parameter region: the configured value.
+    /// - Returns: true when it is usable.
+    public static func isValidS3Region(_ region: String) -> Bool {
+        !region.isEmpty && region.utf8.count <= 32
+            && region.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 45 }
     }
 
     /// The app that exists unless the configuration replaces it. Its secret and key pair are published on

@@ -8,7 +8,8 @@ public final class MediaApp: Sendable {
     /// Signs new links.
     public let activeKeyPair: CloudFrontKeyPair
     public let keyPairs: [CloudFrontKeyPair]
-    /// The API key and secret as SigV4 credentials in the app's region (presigned URLs).
+    /// The API key and secret as SigV4 credentials in the app's S3 region (presigned URLs); SigV2 uses the
+    /// same key and secret, without a region.
     public let sigV4Credentials: SigV4Credentials
     private let uploadConfigs: Mutex<(file: UploadConfig, image: UploadConfig)>
 
@@ -45,7 +46,7 @@ public final class MediaApp: Sendable {
         self.sigV4Credentials = SigV4Credentials(
             accessKeyID: configuration.apiKey,
             secretAccessKey: configuration.apiSecret,
-            region: configuration.region
+            region: configuration.s3Region
         )
         self.uploadConfigs = Mutex((configuration.fileUploadConfig, configuration.imageUploadConfig))
     }
@@ -85,7 +86,8 @@ public struct AppRegistry: Sendable {
     /// Loads every app.
     ///
     /// - Parameter configurations: the apps; the first is the default app.
-    /// - Throws: `MockCDNError.invalidKeyMaterial`, or `.invalidConfiguration` for duplicate ids or keys.
+    /// - Throws: `MockCDNError.invalidKeyMaterial`, or `.invalidConfiguration` for duplicate ids or keys, or an
+    ///   unusable app id or S3 region.
     public init(_ configurations: [AppConfiguration]) throws {
         guard !configurations.isEmpty else { throw MockCDNError.invalidConfiguration("at least one app is required") }
         guard Set(configurations.map(\.appID)).count == configurations.count,
@@ -99,6 +101,11 @@ public struct AppRegistry: Sendable {
             else {
                 throw MockCDNError.invalidConfiguration(
                     "app id \"\(configuration.appID)\" must be 1-64 of A-Z a-z 0-9 - _ and not one of \(Self.reservedAppIDs.sorted())"
+                )
+            }
+            guard AppConfiguration.isValidS3Region(configuration.s3Region) else {
+                throw MockCDNError.invalidConfiguration(
+                    "app \(configuration.appID): s3 region must be 1-32 of a-z 0-9 -"
                 )
             }
         }

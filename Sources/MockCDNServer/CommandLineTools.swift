@@ -65,28 +65,59 @@ public enum CommandLineTools {
     }
 
     /// A SigV4 presigned GET of a MockCDN media URL (path-style: `/{app}/{key}`) with the app's API key and
-    /// secret, as `POST /v1/apps/{app}/presign` makes it.
+    /// secret in its S3 region, as `POST /v1/apps/{app}/presign` makes it.
     ///
     /// - Throws: `MockCDNError.invalidConfiguration` when the URL is not an http(s) URL of the app.
     public static func presignedURL(_ url: String, app: MediaApp, lifetime: Int64, now: Int64) throws -> String {
+        let (scheme, authority, path) = try self.mediaURL(url, app: app)
+        guard (1...SigV4.maximumExpires).contains(lifetime) else {
+            throw MockCDNError.invalidConfiguration("the lifetime must be 1...\(SigV4.maximumExpires) seconds")
+        }
+        return SigV4.presignedURL(
+            scheme: scheme,
+            authority: authority,
+            path: path,
+            credentials: app.sigV4Credentials,
+            date: now,
+            expires: lifetime
+        )
+    }
+
+    /// A SigV2 presigned GET of a MockCDN media URL (path-style) with the app's API key and secret, as boto3
+    /// and awscli v1 make it by default.
+    ///
+    /// - Parameters:
+    ///   - url: the media URL.
+    ///   - app: the signing app.
+    ///   - expires: the Unix time the URL stops working.
+    /// - Returns: the presigned URL.
+    /// - Throws: `MockCDNError.invalidConfiguration` when the URL is not an http(s) URL of the app, or `expires`
+    ///   is not 0...9999999999 (ten digits, the most `Expires` MockCDN reads).
+    public static func sigV2PresignedURL(_ url: String, app: MediaApp, expires: Int64) throws -> String {
+        let (scheme, authority, path) = try self.mediaURL(url, app: app)
+        guard (0...9_999_999_999).contains(expires) else {
+            throw MockCDNError.invalidConfiguration("Expires must be 0...9999999999 (Unix seconds)")
+        }
+        return SigV2.presignedURL(
+            scheme: scheme,
+            authority: authority,
+            path: path,
+            accessKeyID: app.sigV4Credentials.accessKeyID,
+            secretAccessKey: app.sigV4Credentials.secretAccessKey,
+            expires: expires
+        )
+    }
+
+    /// The scheme, authority (default port left out) and decoded path of an http(s) URL of `app`'s objects.
+    private static func mediaURL(_ url: String, app: MediaApp) throws -> (String, String, String) {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = components.percentEncodedHost, !host.isEmpty,
             let key = try? ObjectKey(app: app.id, percentEncodedPath: components.percentEncodedPath)
         else {
             throw MockCDNError.invalidConfiguration("\(url.prefix(200)) is not an http(s) URL under /\(app.id)/")
         }
-        guard (1...SigV4.maximumExpires).contains(lifetime) else {
-            throw MockCDNError.invalidConfiguration("the lifetime must be 1...\(SigV4.maximumExpires) seconds")
-        }
         let port = components.port.map { ":\($0)" } ?? ""
-        return SigV4.presignedURL(
-            scheme: scheme,
-            authority: LinkSigner.withoutDefaultPort(host + port),
-            path: "/" + key.rawValue,
-            credentials: app.sigV4Credentials,
-            date: now,
-            expires: lifetime
-        )
+        return (scheme, LinkSigner.withoutDefaultPort(host + port), "/" + key.rawValue)
     }
 
     /// The app's key pairs: id, status and public key PEM; with `directory`, each pair's PEM files are

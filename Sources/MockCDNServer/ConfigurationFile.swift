@@ -9,7 +9,8 @@ import Yams
 ///   - app_id: acme
 ///     api_key: acme-key
 ///     api_secret: acme-secret-at-least-32-bytes-long!!
-///     region: eu                       # default "us"
+///     region: eu                       # CometChat region; default "us"
+///     s3_region: eu-west-1             # region S3 presigned URLs are scoped to; default "us-east-1"
 ///     link_ttl: 1209600                # seconds; default 14 days
 ///     presign_ttl: 300                 # seconds, 1...604800; default 300
 ///     max_source_pixels: 16800000      # width x height x frames a resize accepts; default 16.8 million
@@ -45,6 +46,7 @@ public struct ConfigurationFile: Decodable, Sendable {
         let apiKey: String
         let apiSecret: String
         let region: String?
+        let s3Region: String?
         let linkTTL: Int64?
         let presignTTL: Int64?
         let maximumSourcePixels: Int?
@@ -58,6 +60,7 @@ public struct ConfigurationFile: Decodable, Sendable {
             case appID = "app_id"
             case apiKey = "api_key"
             case apiSecret = "api_secret"
+            case s3Region = "s3_region"
             case linkTTL = "link_ttl"
             case presignTTL = "presign_ttl"
             case maximumSourcePixels = "max_source_pixels"
@@ -147,6 +150,15 @@ public struct ConfigurationFile: Decodable, Sendable {
                 fileUploadConfig: app.fileUploadConfig ?? UploadConfig(),
                 imageUploadConfig: app.imageUploadConfig ?? UploadConfig()
             )
+            if let s3Region = app.s3Region {
+                // Checked here too (AppRegistry checks again) so the message names the file and the key.
+                guard AppConfiguration.isValidS3Region(s3Region) else {
+                    throw MockCDNError.invalidConfiguration(
+                        "\(path): app \(app.appID): s3_region must be 1-32 of a-z 0-9 - (an AWS region name)"
+                    )
+                }
+                configuration.s3Region = s3Region
+            }
             if let ttl = app.linkTTL {
                 guard ttl > 0 else {
                     throw MockCDNError.invalidConfiguration("\(path): app \(app.appID): link_ttl must be positive")

@@ -170,8 +170,8 @@ struct SigV4Tests {
             name: "wrong region",
             replace: "%2Fus%2Fs3",
             with: "%2Fus-east-1%2Fs3",
-            code: "AccessDenied",
-            message: "the region 'us-east-1' is wrong; expecting 'us'"
+            code: "AuthorizationQueryParametersError",
+            message: "Error parsing the X-Amz-Credential parameter; the region 'us-east-1' is wrong; expecting 'us'"
         ),
         .init(
             name: "scope date differs from X-Amz-Date",
@@ -232,7 +232,30 @@ struct SigV4Tests {
             try Self.verify(url, credentials: Self.demo, now: Self.boto3Date + 1)
         }
         #expect(denial?.code == `case`.code)
+        #expect(denial?.kind == (`case`.code == "AuthorizationQueryParametersError" ? .malformed : .forbidden))
         #expect(denial?.message.contains(`case`.message) == true, "\(denial?.message ?? "")")
+    }
+
+    @Test("a credential scoped to another region is S3's 400 naming the expected region, before the key is checked")
+    func wrongRegion() {
+        // What boto3 with region_name="eu-west-1" makes for an app whose S3 region is us-east-1.
+        let url = Self.awsURL.replacingOccurrences(of: "%2Fus-east-1%2F", with: "%2Feu-west-1%2F")
+        let expected = AccessDenied(
+            "Error parsing the X-Amz-Credential parameter; the region 'eu-west-1' is wrong; expecting 'us-east-1'",
+            code: "AuthorizationQueryParametersError",
+            details: [.init("Region", "us-east-1")],
+            kind: .malformed
+        )
+        let denial = #expect(throws: AccessDenied.self) {
+            try Self.verify(url, credentials: Self.aws, now: Self.awsDate)
+        }
+        #expect(denial == expected)
+        #expect(AccessDenied.wrongRegion("eu-west-1", expected: "us-east-1") == expected)
+        let unknownKey = url.replacingOccurrences(of: "=AKIAIOSFODNN7EXAMPLE%2F", with: "=AKIAOTHEREXAMPLE%2F")
+        let first = #expect(throws: AccessDenied.self) {
+            try Self.verify(unknownKey, credentials: Self.aws, now: Self.awsDate)
+        }
+        #expect(first == expected)
     }
 
     @Test("a mismatch explains itself with the canonical request, never the signature")

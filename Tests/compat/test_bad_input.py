@@ -63,6 +63,11 @@ def build_cases(base: str) -> list[tuple]:
     """(name, method, path or URL, headers, body, status, kind, code); kind is stream | s3 | cometchat | any."""
     signed = cli("sign", "cloudfront", base + SAMPLE)
     presigned = cli("sign", "presign", base + SAMPLE, "--ttl", "600")
+    presigned_v2 = cli("sign", "presign", base + SAMPLE, "--sigv2", "--ttl", "600")
+    expired_v2 = cli("sign", "presign", base + SAMPLE, "--sigv2", "--ttl", "1", "--now", "1000")
+    v2_signature = presigned_v2.split("Signature=", 1)[1]
+    tampered_v2 = presigned_v2.replace("Signature=" + v2_signature[0], "Signature=" + ("B" if v2_signature[0] != "B" else "C"), 1)
+    assert "%2Fus-east-1%2Fs3%2F" in presigned and "AWSAccessKeyId=demo-key" in presigned_v2 and tampered_v2 != presigned_v2
     fat = cli("token", "fat", "--user-id", "alice")
     expired_fat = cli("token", "fat", "--user-id", "alice", "--ttl", "1", "--now", "1000")
     expired_link = cli("sign", "cloudfront", base + SAMPLE, "--ttl", "1", "--now", "1000")
@@ -115,10 +120,15 @@ def build_cases(base: str) -> list[tuple]:
         ("SigV4: zero lifetime", "GET", presigned.replace("X-Amz-Expires=600", "X-Amz-Expires=0"), {}, None, 403, "s3", "AccessDenied"),
         ("SigV4: lifetime over a week", "GET", presigned.replace("X-Amz-Expires=600", "X-Amz-Expires=604801"), {}, None, 403, "s3", "AccessDenied"),
         ("SigV4: signature not hex", "GET", presigned[:-4] + "zzzz", {}, None, 403, "s3", "SignatureDoesNotMatch"),
-        ("SigV4: wrong region", "GET", presigned.replace("%2Fus%2Fs3", "%2Feu%2Fs3"), {}, None, 403, "s3", "AccessDenied"),
+        ("SigV4: wrong region", "GET", presigned.replace("%2Fus-east-1%2Fs3", "%2Feu-west-1%2Fs3"), {}, None, 400, "s3", "AuthorizationQueryParametersError"),
         ("SigV4: unknown access key", "GET", presigned.replace("Credential=demo-key", "Credential=nope-key"), {}, None, 403, "s3", "InvalidAccessKeyId"),
         ("SigV4: authorization signed", "GET", presigned.replace("SignedHeaders=host", "SignedHeaders=authorization%3Bhost"), {}, None, 403, "s3", "AccessDenied"),
         ("SigV4: one digit changed", "GET", presigned[:-1] + ("0" if presigned[-1] != "0" else "1"), {}, None, 403, "s3", "SignatureDoesNotMatch"),
+        # SigV2
+        ("SigV2: one signature character changed", "GET", tampered_v2, {}, None, 403, "s3", "SignatureDoesNotMatch"),
+        ("SigV2: expired", "GET", expired_v2, {}, None, 403, "s3", "AccessDenied"),
+        ("SigV2: unknown access key", "GET", presigned_v2.replace("AWSAccessKeyId=demo-key", "AWSAccessKeyId=nope-key"), {}, None, 403, "s3", "InvalidAccessKeyId"),
+        ("SigV2: Expires not a number", "GET", SAMPLE + "?AWSAccessKeyId=demo-key&Expires=soon&Signature=abc", {}, None, 403, "s3", "AccessDenied"),
         # CloudFront
         ("CloudFront: no Key-Pair-Id", "GET", SAMPLE + "?Expires=4000000000&Signature=abc", {}, None, 403, "s3", "AccessDenied"),
         ("CloudFront: unknown key pair", "GET", signed.replace("K2JCJMDEHXQW5F", "KNOPE00000000"), {}, None, 403, "s3", "AccessDenied"),

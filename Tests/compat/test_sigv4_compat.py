@@ -1,7 +1,10 @@
-"""Compatibility suite: SigV4 presigned URLs made by real AWS tooling (boto3 `generate_presigned_url` and
-`aws s3 presign`, path-style, endpoint = MockCDN, credentials = the demo app's api_key/api_secret, region
-= the app's region) are served; the clock, a changed character and MockCDN's own presign endpoint are
-checked against the same tools.
+"""Compatibility suite: S3 presigned URLs made by real AWS tooling (boto3 `generate_presigned_url` and
+`aws s3 presign`, path-style, endpoint = MockCDN, credentials = the demo app's api_key/api_secret) are
+served: SigV4 scoped to the app's S3 region (`us-east-1` unless `s3_region` says otherwise, so the tools'
+defaults work with no region configured) and SigV2, which both tools still use by default for
+`us-east-1`. The clock, a changed character, a wrong region and MockCDN's own presign endpoint are checked
+against the same tools. Every test runs with no AWS configuration of the machine's: no `AWS_*` variables,
+no config or credentials file.
 
 Run from the repository root: ``python3 -m pytest -q Tests/compat``.
 """
@@ -14,6 +17,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import urllib.parse
 import xml.etree.ElementTree as ET
 from unittest import mock
@@ -23,21 +27,57 @@ import botocore.auth
 import pytest
 from botocore.config import Config
 
-from support import API_KEY, API_SECRET, jwt, request, upload
+from conftest import launch
+from support import API_KEY, API_SECRET, BINARY, REPO, jwt, request, upload
 
-REGION = "us"
+# The demo app's S3 region: nobody configures it, it is what AWS tooling signs for with no region.
+S3_REGION = "us-east-1"
 FILE_BYTES = b"MockCDN SigV4 compat \x00\x01\x02\xff payload\n"
+SAMPLE = "fixtures/sample.jpg"
+SAMPLE_BYTES = (REPO / "Fixtures" / "media" / "sample.jpg").read_bytes()
 
 
-def _s3(server: str):
-    return boto3.client(
+@pytest.fixture(autouse=True)
+def no_aws_configuration(monkeypatch):
+    """The machine's AWS setup must not leak in: a region or profile there would hide what the tools do
+    by default. Every `AWS_*` variable is removed and the config and credentials files are /dev/null."""
+    for name in list(os.environ):
+        if name.startswith("AWS_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/dev/null")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+
+
+def _s3(server: str, region: str | None = None, signature_version: str | None = "s3v4", path_style: bool = True):
+    """A boto3 S3 client with only the endpoint and the demo app's keys, plus what is asked for: a region,
+    a signature version (None: botocore's default), path-style addressing. A fresh session each time, so
+    nothing read before the environment was cleaned is reused."""
+    options = {}
+    if signature_version:
+        options["signature_version"] = signature_version
+    if path_style:
+        options["s3"] = {"addressing_style": "path"}
+    return boto3.session.Session().client(
         "s3",
         endpoint_url=server,
         aws_access_key_id=API_KEY,
         aws_secret_access_key=API_SECRET,
-        region_name=REGION,
-        config=Config(signature_version="s3v4", s3={"addressing_style": "path"}),
+        **({"region_name": region} if region else {}),
+        **({"config": Config(**options)} if options else {}),
     )
+
+
+def _aws(*arguments: str) -> str:
+    """Runs awscli with the demo app's keys and nothing else configured; returns its output line."""
+    aws = shutil.which("aws")
+    assert aws, "awscli is required (make py-deps installs it)"
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=API_KEY, AWS_SECRET_ACCESS_KEY=API_SECRET)
+    result = subprocess.run([aws, *arguments], capture_output=True, text=True, env=env, timeout=60, check=True)
+    return result.stdout.strip()
+
+
+def _query(url: str) -> dict:
+    return dict(urllib.parse.parse_qsl(urllib.parse.urlparse(url).query))
 
 
 def _advance(server: str, seconds: int) -> None:
@@ -79,26 +119,15 @@ def test_1_boto3_presigned_url_is_served(server, key):
     url = _s3(server).generate_presigned_url(
         "get_object", Params={"Bucket": "demo", "Key": key}, ExpiresIn=300
     )
-    assert "X-Amz-Algorithm=AWS4-HMAC-SHA256" in url and "%2Fus%2Fs3%2Faws4_request" in url, url
+    assert "X-Amz-Algorithm=AWS4-HMAC-SHA256" in url and "%2Fus-east-1%2Fs3%2Faws4_request" in url, url
     status, body, _ = request(url)
     assert status == 200, body
     assert body == FILE_BYTES
 
 
-def test_2_aws_s3_presign_is_served(server, key):
-    aws = shutil.which("aws")
-    assert aws, "awscli is required (make py-deps installs it)"
-    env = dict(os.environ, AWS_ACCESS_KEY_ID=API_KEY, AWS_SECRET_ACCESS_KEY=API_SECRET, AWS_CONFIG_FILE="/dev/null")
-    env.pop("AWS_PROFILE", None)
-    result = subprocess.run(
-        [aws, "s3", "presign", f"s3://demo/{key}", "--endpoint-url", server, "--region", REGION, "--expires-in", "300"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=True,
-    )
-    url = result.stdout.strip()
+@pytest.mark.parametrize("region", [[], ["--region", S3_REGION]], ids=["no-region", "us-east-1"])
+def test_2_aws_s3_presign_is_served(server, key, region):
+    url = _aws("s3", "presign", f"s3://demo/{key}", "--endpoint-url", server, *region, "--expires-in", "300")
     assert url.startswith(f"{server}/demo/attachments/"), url
     status, body, _ = request(url)
     assert status == 200, body
@@ -221,9 +250,236 @@ def test_8_hostile_credential_fields_give_short_well_formed_xml(server, key):
     url = _s3(server).generate_presigned_url(
         "get_object", Params={"Bucket": "demo", "Key": key}, ExpiresIn=300
     )
-    hostile = url.replace("%2Fus%2Fs3", "%2F%01%3C" + "A" * 3000 + "%2Fs3", 1)
+    hostile = url.replace("%2Fus-east-1%2Fs3", "%2F%01%3C" + "A" * 3000 + "%2Fs3", 1)
+    assert hostile != url
     status, body, _ = request(hostile)
-    assert status == 403, body
+    assert status == 400, body
     root = _error(body)
     assert len(body) < 1000, len(body)
+    assert root.findtext("Code") == "AuthorizationQueryParametersError", body
     assert "region" in root.findtext("Message"), body
+    assert root.findtext("Region") == S3_REGION, body
+
+
+# What boto3 does by default, checked rather than assumed: with only `endpoint_url` and keys, the client's
+# region is us-east-1 and a presigned GET is SigV2, path-style (the endpoint is an IP address, so no
+# `demo.127.0.0.1` host that would not resolve). The other cases ask for path-style explicitly, as a
+# client pointed at a host name must.
+BOTO3_CLIENTS = {
+    "defaults": dict(signature_version=None, path_style=False),
+    "path-style": dict(signature_version=None),
+    "path-style, us-east-1": dict(region=S3_REGION, signature_version=None),
+    "s3v4": dict(),
+    "s3v4, us-east-1": dict(region=S3_REGION),
+    "s3 (SigV2)": dict(signature_version="s3"),
+    "s3 (SigV2), us-east-1": dict(region=S3_REGION, signature_version="s3"),
+}
+
+
+def _expect_expired(url: str) -> ET.Element:
+    status, body, _ = request(url)
+    assert status == 403, body
+    root = _error(body)
+    assert root.findtext("Code") == "AccessDenied", body
+    assert root.findtext("Message") == "Request has expired", body
+    assert b"CloudFront" not in body and b"Key-Pair-Id" not in body, body
+    return root
+
+
+@pytest.mark.parametrize("client", list(BOTO3_CLIENTS), ids=list(BOTO3_CLIENTS))
+def test_9_boto3_with_its_defaults_is_served_and_expires_by_the_clock(server, client):
+    s3 = _s3(server, **BOTO3_CLIENTS[client])
+    assert s3.meta.region_name == S3_REGION
+    url = s3.generate_presigned_url("get_object", Params={"Bucket": "demo", "Key": SAMPLE}, ExpiresIn=120)
+    assert url.startswith(f"{server}/demo/{SAMPLE}?"), url
+    query = _query(url)
+    if "s3v4" in client:
+        assert query["X-Amz-Credential"].split("/")[2] == S3_REGION, url
+    else:
+        assert set(query) == {"AWSAccessKeyId", "Signature", "Expires"}, url
+    status, body, _ = request(url)
+    assert status == 200, body
+    assert body == SAMPLE_BYTES
+    _advance(server, 125)
+    try:
+        root = _expect_expired(url)
+        server_time = root.findtext("ServerTime")
+        if "s3v4" in client:
+            assert root.findtext("X-Amz-Expires") == "120", root
+        else:
+            expires = datetime.datetime.fromtimestamp(int(query["Expires"]), datetime.timezone.utc)
+            assert root.findtext("Expires") == expires.strftime("%Y-%m-%dT%H:%M:%SZ"), root
+            assert root.findtext("X-Amz-Expires") is None
+            assert server_time > root.findtext("Expires"), root
+    finally:
+        _advance(server, -125)
+    assert request(url)[0] == 200
+
+
+@pytest.mark.parametrize("region", [[], ["--region", S3_REGION]], ids=["no-region", "us-east-1"])
+def test_10_aws_s3_presign_with_its_defaults_is_sigv2_and_expires_by_the_clock(server, region):
+    url = _aws("s3", "presign", f"s3://demo/{SAMPLE}", "--endpoint-url", server, *region)
+    # awscli v1 in us-east-1 presigns with SigV2, for an hour, unless told otherwise.
+    query = _query(url)
+    assert set(query) == {"AWSAccessKeyId", "Signature", "Expires"}, url
+    assert query["AWSAccessKeyId"] == API_KEY
+    status, body, _ = request(url)
+    assert status == 200, body
+    assert body == SAMPLE_BYTES
+    _advance(server, 3605)
+    try:
+        _expect_expired(url)
+    finally:
+        _advance(server, -3605)
+    assert request(url)[0] == 200
+
+
+@pytest.mark.parametrize("part", ["signature", "path", "expires", "access-key"])
+def test_11_sigv2_one_changed_character_is_refused(server, key, part):
+    url = _s3(server, signature_version="s3").generate_presigned_url(
+        "get_object", Params={"Bucket": "demo", "Key": key}, ExpiresIn=300
+    )
+    query = _query(url)
+    if part == "signature":
+        signature = urllib.parse.quote(query["Signature"], safe="")
+        changed_signature = ("B" if signature[0] != "B" else "C") + signature[1:]
+        changed = url.replace("Signature=" + signature, "Signature=" + changed_signature, 1)
+    elif part == "path":
+        changed = url.replace("/attachments/", "/attachmentz/", 1)
+    elif part == "expires":
+        changed = url.replace("Expires=" + query["Expires"], "Expires=" + str(int(query["Expires"]) - 1), 1)
+    else:
+        changed = url.replace(f"AWSAccessKeyId={API_KEY}", "AWSAccessKeyId=demo-kez", 1)
+    assert changed != url and len(changed) == len(url)
+    status, body, _ = request(changed)
+    assert status == 403, body
+    root = _error(body)
+    if part == "access-key":
+        assert root.findtext("Code") == "InvalidAccessKeyId", body
+    else:
+        assert root.findtext("Code") == "SignatureDoesNotMatch", body
+        assert root.findtext("AWSAccessKeyId") == API_KEY, body
+        path = urllib.parse.urlparse(changed).path
+        expires = _query(changed)["Expires"]
+        assert root.findtext("StringToSign") == f"GET\n\n\n{expires}\n{path}", body
+    assert query["Signature"].encode() not in body and b"CloudFront" not in body, body
+
+
+@pytest.mark.parametrize("tool", ["boto3", "awscli"])
+def test_12_sigv4_for_another_region_is_400_naming_the_app_region(server, tool):
+    if tool == "boto3":
+        url = _s3(server, region="eu-west-1").generate_presigned_url(
+            "get_object", Params={"Bucket": "demo", "Key": SAMPLE}, ExpiresIn=300
+        )
+        region = "eu-west-1"
+    else:
+        # eu-central-1 takes SigV4 only, so awscli signs SigV4 there by default.
+        url = _aws("s3", "presign", f"s3://demo/{SAMPLE}", "--endpoint-url", server, "--region", "eu-central-1")
+        region = "eu-central-1"
+    assert f"%2F{region}%2Fs3%2Faws4_request" in url, url
+    status, body, _ = request(url)
+    assert status == 400, body
+    root = _error(body)
+    assert root.findtext("Code") == "AuthorizationQueryParametersError", body
+    assert root.findtext("Message") == (
+        f"Error parsing the X-Amz-Credential parameter; the region '{region}' is wrong; expecting '{S3_REGION}'"
+    ), body
+    assert root.findtext("Region") == S3_REGION, body
+    # HEAD gets the same status, without a body.
+    assert request(url, "HEAD")[0] == 400
+
+
+def test_13_a_sigv2_url_is_never_judged_as_a_cloudfront_link(server):
+    url = _s3(server, signature_version="s3").generate_presigned_url(
+        "get_object", Params={"Bucket": "demo", "Key": SAMPLE}, ExpiresIn=300
+    )
+    # A Key-Pair-Id beside it changes nothing: AWSAccessKeyId makes Signature and Expires SigV2's.
+    status, body, _ = request(url + "&Key-Pair-Id=K2JCJMDEHXQW5F")
+    assert status == 200 and body == SAMPLE_BYTES, body
+    signature = urllib.parse.quote(_query(url)["Signature"], safe="")
+    for broken, code, message in [
+        (url.replace("&Signature=" + signature, ""), "AccessDenied", "Query-string authentication requires"),
+        (url.replace("Signature=" + signature, "Signature=AAAA"), "SignatureDoesNotMatch", "The request signature"),
+        (url.replace("Signature=" + signature, "Signature=AAAA") + "&Key-Pair-Id=K2JCJMDEHXQW5F",
+         "SignatureDoesNotMatch", "The request signature"),
+    ]:
+        assert broken != url
+        status, body, _ = request(broken)
+        assert status == 403, body
+        root = _error(body)
+        assert root.findtext("Code") == code and root.findtext("Message").startswith(message), body
+        assert b"CloudFront" not in body and b"Key-Pair-Id" not in body, body
+
+
+def test_14_sigv2_signs_sub_resources_and_moved_headers(server):
+    s3 = _s3(server, signature_version="s3")
+    params = {
+        "Bucket": "demo",
+        "Key": SAMPLE,
+        "ResponseContentType": "text/plain",
+        "ResponseContentDisposition": 'attachment; filename="a b.txt"',
+        "RequestPayer": "requester",
+    }
+    url = s3.generate_presigned_url("get_object", Params=params, ExpiresIn=300)
+    assert "response-content-disposition=" in url and "x-amz-request-payer=requester" in url, url
+    status, body, _ = request(url)
+    assert status == 200 and body == SAMPLE_BYTES, body
+    # Image transforms appended after signing are outside the signed resource.
+    assert request(url + "&w=8&ro=0")[0] == 200
+    for signed in ["&x-amz-request-payer=requester", "response-content-type=text%2Fplain&"]:
+        assert signed in url
+        status, body, _ = request(url.replace(signed, "", 1))
+        assert status == 403 and _error(body).findtext("Code") == "SignatureDoesNotMatch", body
+
+
+def test_15_the_journal_tells_sigv2_from_sigv4(server):
+    for version, source in [("s3", "presigned-v2"), ("s3v4", "presigned")]:
+        url = _s3(server, signature_version=version).generate_presigned_url(
+            "get_object", Params={"Bucket": "demo", "Key": "fixtures/sample.png"}, ExpiresIn=300
+        )
+        assert request(url)[0] == 200
+        status, body, _ = request(f"{server}/_mockcdn/requests?path=/demo/fixtures/sample.png")
+        assert status == 200, body
+        entry = json.loads(body)["requests"][-1]
+        assert entry["credential"] == source, entry
+
+
+def test_16_s3_region_is_an_app_setting_of_its_own():
+    """`s3_region` in the config file scopes SigV4 (verification, `mockcdn sign presign`); the CometChat
+    `region` beside it is left alone, and SigV2 has no region at all."""
+    folder = tempfile.mkdtemp()
+    config = os.path.join(folder, "apps.yaml")
+    with open(config, "w") as file:
+        file.write(
+            "apps:\n"
+            "  - app_id: demo\n"
+            f"    api_key: {API_KEY}\n"
+            f"    api_secret: {API_SECRET}\n"
+            "    region: eu\n"
+            "    s3_region: eu-west-1\n"
+        )
+    try:
+        with launch("--config", config) as running:
+            base = running.url
+            get = dict(Params={"Bucket": "demo", "Key": SAMPLE}, ExpiresIn=300)
+            assert request(_s3(base, region="eu-west-1").generate_presigned_url("get_object", **get))[0] == 200
+            assert request(_s3(base, signature_version="s3").generate_presigned_url("get_object", **get))[0] == 200
+            status, body, _ = request(_s3(base).generate_presigned_url("get_object", **get))
+            assert status == 400, body
+            assert _error(body).findtext("Region") == "eu-west-1", body
+            ours = subprocess.run(
+                [str(BINARY), "sign", "presign", f"{base}/demo/{SAMPLE}", "--config", config],
+                capture_output=True, text=True, check=True,
+            ).stdout.strip()
+            assert "%2Feu-west-1%2Fs3%2Faws4_request" in ours, ours
+            assert request(ours)[0] == 200
+        for bad in ["EU-West-1", "", "eu_west_1", "a" * 33]:
+            with open(config, "w") as file:
+                file.write(f"apps:\n  - app_id: acme\n    api_key: k\n    api_secret: s\n    s3_region: '{bad}'\n")
+            result = subprocess.run(
+                [str(BINARY), "serve", "--port", "0", "--config", config], capture_output=True, text=True, timeout=30
+            )
+            assert result.returncode != 0, bad
+            assert "s3_region must be 1-32 of a-z 0-9 -" in result.stderr, result.stderr
+    finally:
+        shutil.rmtree(folder)

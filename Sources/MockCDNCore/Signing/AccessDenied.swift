@@ -12,18 +12,44 @@ public struct AccessDenied: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
-    /// S3's error code: `AccessDenied`, `SignatureDoesNotMatch` or `InvalidAccessKeyId`.
+    /// How S3 answers the refusal: most are 403; a credential that does not even fit this endpoint, one scoped
+    /// to another region, is a malformed request to S3: 400, naming the right region.
+    public enum Kind: Sendable, Equatable {
+        case forbidden
+        case malformed
+    }
+
+    /// S3's error code: `AccessDenied`, `SignatureDoesNotMatch`, `InvalidAccessKeyId` or
+    /// `AuthorizationQueryParametersError`.
     public let code: String
     public let message: String
     public let details: [Detail]
+    public let kind: Kind
 
-    public init(_ message: String, code: String = "AccessDenied", details: [Detail] = []) {
+    public init(_ message: String, code: String = "AccessDenied", details: [Detail] = [], kind: Kind = .forbidden) {
         self.code = code
         self.message = message
         self.details = details
+        self.kind = kind
     }
 
     public var description: String { self.message }
+
+    /// S3's answer to a presigned URL scoped to another region: 400, naming the expected region in the message
+    /// and in a `Region` element, as S3 does.
+    ///
+    /// - Parameters:
+    ///   - provided: the credential's region, already made safe to echo.
+    ///   - expected: the app's S3 region.
+    /// - Returns: the refusal.
+    public static func wrongRegion(_ provided: String, expected: String) -> AccessDenied {
+        AccessDenied(
+            "Error parsing the X-Amz-Credential parameter; the region '\(provided)' is wrong; expecting '\(expected)'",
+            code: "AuthorizationQueryParametersError",
+            details: [Detail("Region", expected)],
+            kind: .malformed
+        )
+    }
 
     public static let expired = AccessDenied("Request has expired")
     public static let signatureMismatch = AccessDenied("Signature does not match")

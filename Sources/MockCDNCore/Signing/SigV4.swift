@@ -1,4 +1,5 @@
-/// The identity SigV4 signs with: for MockCDN, an app's API key and secret, its region and service `s3`.
+/// The identity SigV4 signs with: for MockCDN, an app's API key and secret, its S3 region (`s3_region`,
+/// default `us-east-1`) and service `s3`.
 public struct SigV4Credentials: Sendable {
     public let accessKeyID: String
     public let secretAccessKey: String
@@ -89,7 +90,8 @@ public enum SigV4 {
     ///   - now: the clock's Unix time.
     ///   - appendable: parameters a client may add after signing (image transforms, `fat`); the signature
     ///     may cover the query with or without them.
-    /// - Throws: `AccessDenied` with S3's code and message for the failed rule.
+    /// - Throws: `AccessDenied` with S3's code and message for the failed rule; a credential scoped to another
+    ///   region is `AccessDenied.wrongRegion` (400 `AuthorizationQueryParametersError`).
     public static func verify(
         query: [(name: String, value: String)],
         method: String,
@@ -110,6 +112,11 @@ public enum SigV4 {
                     + "\"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request\"."
             )
         }
+        // The region comes before the key, as on S3, where it is part of parsing the credential: whoever holds
+        // a URL for the wrong region learns which one is right, whatever key signed it.
+        guard credential[2] == credentials.region else {
+            throw AccessDenied.wrongRegion(Self.echo(credential[2]), expected: credentials.region)
+        }
         guard credential[0] == credentials.accessKeyID else {
             throw AccessDenied(
                 "The AWS Access Key Id you provided does not exist in our records.",
@@ -123,12 +130,6 @@ public enum SigV4 {
             throw AccessDenied(
                 "Error parsing the X-Amz-Credential parameter; the date '\(Self.echo(credential[1]))' does not "
                     + "match X-Amz-Date"
-            )
-        }
-        guard credential[2] == credentials.region else {
-            throw AccessDenied(
-                "Error parsing the X-Amz-Credential parameter; the region '\(Self.echo(credential[2]))' is wrong; "
-                    + "expecting '\(credentials.region)'"
             )
         }
         guard credential[3] == credentials.service, credential[4] == "aws4_request" else {

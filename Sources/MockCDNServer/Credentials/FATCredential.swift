@@ -6,7 +6,10 @@ import Hummingbird
 enum CredentialSource: String, Sendable {
     case fatHeader = "fat-header"
     case fatQuery = "fat-query"
+    /// A SigV4 presigned query.
     case presigned
+    /// A SigV2 presigned query (`AWSAccessKeyId`, `Expires`, `Signature`).
+    case presignedV2 = "presigned-v2"
     case cloudfront
     case jwt
     case none

@@ -3,8 +3,9 @@ import Hummingbird
 import MockCDNCore
 
 /// Decides whether a media read (`GET|HEAD /{app}/{key}`) may go ahead. Any one valid credential of the
-/// request is enough: a FAT (header or query), a SigV4 presigned query, or a CloudFront signature. None
-/// at all is 401; when every one fails, 403 names the first failed rule (FAT, then SigV4, then CloudFront).
+/// request is enough: a FAT (header or query), a SigV4 or SigV2 presigned query, or a CloudFront signature.
+/// None at all is 401; when every one fails, the first failed rule answers (FAT, then SigV4, then SigV2, then
+/// CloudFront): 403, or 400 for a SigV4 URL scoped to another region.
 struct MediaReadAuthorizer {
     let services: ServerServices
 
@@ -22,7 +23,7 @@ struct MediaReadAuthorizer {
     ///   - key: the object read.
     ///   - query: the request's query.
     /// - Returns: which credential passed.
-    /// - Throws: `S3Error` (401, 403, or 400 for conflicting FATs).
+    /// - Throws: `S3Error` (401, 403, or 400 for conflicting FATs or a SigV4 region that is not the app's).
     func authorize(
         _ request: Request,
         context: AppRequestContext,
@@ -76,7 +77,25 @@ struct MediaReadAuthorizer {
         {
             return .presigned
         }
-        if let credential = CloudFrontCredential(query: query.decoded),
+        let sigV2 = SigV2.isPresent(in: query.decoded)
+        if sigV2,
+            attempt({ () throws(AccessDenied) in
+                try SigV2.verify(
+                    query: query.decoded,
+                    method: request.method.rawValue,
+                    path: request.uri.path,
+                    headers: request.headers.map { ($0.name.canonicalName, $0.value) },
+                    accessKeyID: app.sigV4Credentials.accessKeyID,
+                    secretAccessKey: app.sigV4Credentials.secretAccessKey,
+                    now: now
+                )
+            })
+        {
+            return .presignedV2
+        }
+        // With `AWSAccessKeyId`, `Signature` and `Expires` are SigV2's: such a URL is never judged as a
+        // CloudFront link, whose refusal ("need Key-Pair-Id") would send an AWS user the wrong way.
+        if !sigV2, let credential = CloudFrontCredential(query: query.decoded),
             attempt({ () throws(AccessDenied) in
                 try CloudFrontVerifier.verify(
                     credential,

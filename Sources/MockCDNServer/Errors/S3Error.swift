@@ -16,14 +16,16 @@ struct S3Error: HTTPResponseError {
             status: .unauthorized,
             code: "AccessDenied",
             message:
-                "No credential: send a FAT (fat header or query), a SigV4 presigned query or a CloudFront signature"
+                "No credential: send a FAT (fat header or query), an S3 presigned query (SigV4 or SigV2) or a "
+                + "CloudFront signature"
         )
     }
 
-    /// 403 with the code, message and details of the rule that failed.
+    /// 403 with the code, message and details of the rule that failed; 400 when S3 answers 400 (a credential
+    /// scoped to another region).
     static func accessDenied(_ denial: AccessDenied) -> S3Error {
         S3Error(
-            status: .forbidden,
+            status: denial.kind == .malformed ? .badRequest : .forbidden,
             code: denial.code,
             message: denial.message,
             details: denial.details.map { ($0.name, $0.value) }
