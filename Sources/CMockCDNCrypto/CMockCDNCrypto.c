@@ -10,6 +10,7 @@
 #include <openssl/err.h>
 #include <openssl/rsa.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 /// Stands in for the NULL that Swift passes for an empty buffer; OpenSSL wants a real pointer.
@@ -31,15 +32,15 @@ struct CMockCDNRSAKey {
 
 // MARK: - Digests and MACs
 
-static EVP_MAC_CTX *hmac_context(const void *key, size_t key_length) {
+static EVP_MAC_CTX *hmac_context_with(const char *digest_name, const void *key, size_t key_length) {
     EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
     if (mac == NULL) return NULL;
     EVP_MAC_CTX *context = EVP_MAC_CTX_new(mac);
     EVP_MAC_free(mac);
     if (context == NULL) return NULL;
-    char digest[] = "SHA256";
     OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+        // libcrypto reads the name, never writes it.
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)digest_name, 0),
         OSSL_PARAM_construct_end(),
     };
     if (EVP_MAC_init(context, NONNULL_INPUT(key), key_length, params) != 1) {
@@ -49,12 +50,18 @@ static EVP_MAC_CTX *hmac_context(const void *key, size_t key_length) {
     return context;
 }
 
-static int hmac_finish(EVP_MAC_CTX *context, const void *data, size_t data_length, void *out) {
+static EVP_MAC_CTX *hmac_context(const void *key, size_t key_length) {
+    return hmac_context_with("SHA256", key, key_length);
+}
+
+static int hmac_finish_length(EVP_MAC_CTX *context, const void *data, size_t data_length, void *out, size_t length) {
     size_t written = 0;
-    int ok = EVP_MAC_update(context, NONNULL_INPUT(data), data_length) == 1
-        && EVP_MAC_final(context, out, &written, CMOCKCDN_SHA256_LENGTH) == 1
-        && written == CMOCKCDN_SHA256_LENGTH;
-    return ok;
+    return EVP_MAC_update(context, NONNULL_INPUT(data), data_length) == 1
+        && EVP_MAC_final(context, out, &written, length) == 1 && written == length;
+}
+
+static int hmac_finish(EVP_MAC_CTX *context, const void *data, size_t data_length, void *out) {
+    return hmac_finish_length(context, data, data_length, out, CMOCKCDN_SHA256_LENGTH);
 }
 
 int CMockCDNCrypto_hmac_sha256(
@@ -62,6 +69,14 @@ int CMockCDNCrypto_hmac_sha256(
     EVP_MAC_CTX *context = hmac_context(key, key_length);
     if (context == NULL) return 0;
     int ok = hmac_finish(context, data, data_length, out);
+    EVP_MAC_CTX_free(context);
+    return ok;
+}
+
+int CMockCDNCrypto_hmac_sha1(const void *key, size_t key_length, const void *data, size_t data_length, void *out) {
+    EVP_MAC_CTX *context = hmac_context_with("SHA1", key, key_length);
+    if (context == NULL) return 0;
+    int ok = hmac_finish_length(context, data, data_length, out, CMOCKCDN_SHA1_LENGTH);
     EVP_MAC_CTX_free(context);
     return ok;
 }

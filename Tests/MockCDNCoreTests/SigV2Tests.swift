@@ -187,7 +187,7 @@ struct SigV2Tests {
         ]
     )
     func hmacSHA1(key: [UInt8], message: [UInt8], expected: String) {
-        #expect(SigV2.hmacSHA1(message, key: key).hexString == expected)
+        #expect(HMAC.sha1(message, key: key).hexString == expected)
     }
 
     // MARK: - boto3 URLs

@@ -28,6 +28,10 @@ typedef struct CMockCDNRSAKey CMockCDNRSAKey;
 int CMockCDNCrypto_hmac_sha256(
     const void *_Nullable key, size_t key_length, const void *_Nullable data, size_t data_length, void *out);
 
+/// HMAC-SHA1 of `data` under `key`; writes 20 bytes to `out` (S3's SigV2 signatures).
+int CMockCDNCrypto_hmac_sha1(
+    const void *_Nullable key, size_t key_length, const void *_Nullable data, size_t data_length, void *out);
+
 CMockCDNHMACKey *_Nullable CMockCDNCrypto_hmac_key_new(const void *_Nullable key, size_t key_length);
 int CMockCDNCrypto_hmac_key_mac(const CMockCDNHMACKey *key, const void *_Nullable data, size_t data_length, void *out);
 void CMockCDNCrypto_hmac_key_free(CMockCDNHMACKey *_Nullable key);

@@ -43,10 +43,29 @@ public enum HMAC {
     ///   - key: the key bytes, of any length.
     /// - Returns: 32 bytes.
     public static func sha256(_ message: some ContiguousBytesView, key: some ContiguousBytesView) -> [UInt8] {
+        self.mac(message, key: key, length: Int(CMOCKCDN_SHA256_LENGTH), CMockCDNCrypto_hmac_sha256)
+    }
+
+    /// HMAC-SHA1 of `message` under `key`: S3's SigV2 signatures.
+    ///
+    /// - Parameters:
+    ///   - message: the bytes to authenticate.
+    ///   - key: the key bytes, of any length.
+    /// - Returns: 20 bytes.
+    public static func sha1(_ message: some ContiguousBytesView, key: some ContiguousBytesView) -> [UInt8] {
+        self.mac(message, key: key, length: Int(CMOCKCDN_SHA1_LENGTH), CMockCDNCrypto_hmac_sha1)
+    }
+
+    private static func mac(
+        _ message: some ContiguousBytesView,
+        key: some ContiguousBytesView,
+        length: Int,
+        _ function: (UnsafeRawPointer?, Int, UnsafeRawPointer?, Int, UnsafeMutableRawPointer) -> Int32
+    ) -> [UInt8] {
         key.withBytes { keyBytes in
             message.withBytes { bytes in
-                [UInt8](unsafeUninitializedCapacity: Int(CMOCKCDN_SHA256_LENGTH)) { out, count in
-                    let status = CMockCDNCrypto_hmac_sha256(
+                [UInt8](unsafeUninitializedCapacity: length) { out, count in
+                    let status = function(
                         keyBytes.baseAddress,
                         keyBytes.count,
                         bytes.baseAddress,
@@ -54,9 +73,10 @@ public enum HMAC {
                         out.baseAddress!
                     )
                     precondition(status == 1, "libcrypto HMAC failed")
-                    count = Int(CMOCKCDN_SHA256_LENGTH)
+                    count = length
                 }
             }
         }
     }
+
 }

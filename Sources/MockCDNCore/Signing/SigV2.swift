@@ -240,22 +240,6 @@ public enum SigV2 {
     ///   - secretAccessKey: the app's API secret.
     /// - Returns: 20 bytes, base64 in a URL.
     static func signature(_ stringToSign: String, secretAccessKey: String) -> [UInt8] {
-        self.hmacSHA1(stringToSign, key: secretAccessKey)
-    }
-
-    /// HMAC-SHA1 (RFC 2104) over libcrypto's SHA-1: the shim wraps HMAC-SHA256 only, and SigV2 is the one
-    /// user of SHA-1 HMAC.
-    ///
-    /// - Parameters:
-    ///   - message: the bytes to authenticate.
-    ///   - key: the key bytes, of any length.
-    /// - Returns: 20 bytes.
-    static func hmacSHA1(_ message: some ContiguousBytesView, key: some ContiguousBytesView) -> [UInt8] {
-        let blockSize = 64
-        var block = key.withBytes { [UInt8]($0) }
-        if block.count > blockSize { block = Digest.sha1(block) }
-        block += repeatElement(0, count: blockSize - block.count)
-        let inner = Digest.sha1(block.map { $0 ^ 0x36 } + message.withBytes { [UInt8]($0) })
-        return Digest.sha1(block.map { $0 ^ 0x5c } + inner)
+        HMAC.sha1(stringToSign, key: secretAccessKey)
     }
 }

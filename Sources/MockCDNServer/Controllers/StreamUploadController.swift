@@ -113,7 +113,8 @@ struct StreamUploadController {
             let link = try self.services.links.signedURL(app: app, object: received.object, now: now, base: base)
             // Stream answers a server-made thumbnail for videos; an undecodable video still uploads, without.
             let poster = await self.services.storePoster(for: received.object, key: received.key)
-            let thumbnailOf = try poster.map { try self.services.links.signedURL(app: app, object: $0, now: now, base: base) }
+            let thumbnailOf =
+                try poster.map { try self.services.links.signedURL(app: app, object: $0, now: now, base: base) }
                 ?? (kind == .image ? link : nil)
             let uploadSizes = requestedSizes.map { sizes in
                 zip(sizes, sizeTransforms).map { size, transform in
