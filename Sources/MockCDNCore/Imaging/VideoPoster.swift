@@ -213,6 +213,14 @@ private enum BoundedProcess {
         let messages = Pipe()
         process.standardOutput = output
         process.standardError = messages
+        // Close-on-exec on every end: a process another task spawns meanwhile must not inherit them, or the
+        // drains below would wait for its exit, not ffmpeg's, to see the end of the pipe. The child still gets
+        // its own ends, which spawning duplicates onto 0, 1 and 2 (a duplicate does not keep the flag).
+        for pipe in [output, messages] {
+            for handle in [pipe.fileHandleForReading, pipe.fileHandleForWriting] {
+                _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+            }
+        }
         let child = Child()
         let (exits, exit) = AsyncStream.makeStream(of: (Int32, Bool).self)
         process.terminationHandler = { process in
@@ -261,15 +269,18 @@ private enum BoundedProcess {
         return .nanoseconds(max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
     }
 
-    /// Reads a pipe to its end on a Dispatch thread, keeping at most `limit` bytes; `whenFull` runs once when
+    /// Reads a pipe to its end on a thread of its own, keeping at most `limit` bytes; `whenFull` runs once when
     /// more arrive, and the rest is read and dropped so the writer never blocks on a full pipe.
+    ///
+    /// Not on a Dispatch queue: on Linux, Swift's concurrency runs on Dispatch's global threads, and two
+    /// reads blocked there would stall every task in the process.
     private static func drain(
         _ descriptor: Int32,
         keeping limit: Int,
         whenFull: (@Sendable () -> Void)?
     ) async -> [UInt8] {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 var kept: [UInt8] = []
                 var full = false
                 var chunk = [UInt8](repeating: 0, count: 64 * 1024)
