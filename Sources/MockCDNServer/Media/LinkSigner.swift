@@ -1,0 +1,123 @@
+import Foundation
+import Hummingbird
+import MockCDNCore
+import Synchronization
+
+/// Builds and signs the CDN links MockCDN hands out: `{base}/{app}/{key}?Expires&Signature&Key-Pair-Id`.
+///
+/// The base is the configured public URL; without one, it is the host the client used (its `Host`), so an
+/// Android emulator reaching the server as `10.0.2.2` or a container reaching it by service name gets
+/// links it can open; a link verifies when it arrives on the host it was signed for.
+final class LinkSigner: Sendable {
+    private struct State {
+        var publicURL: String?
+        /// `http://HOST:PORT` as bound (the real port once listening).
+        var boundURL: String
+    }
+
+    private let state: Mutex<State>
+
+    init(base: String) {
+        self.state = Mutex(State(publicURL: nil, boundURL: Self.trimmed(base)))
+    }
+
+    /// The base used when no request says otherwise: the public URL, else the bound address.
+    var baseURL: String { self.state.withLock { $0.publicURL ?? $0.boundURL } }
+
+    /// Called once the server is bound, so port 0 becomes the real port; an explicit public URL wins.
+    func bound(to url: String, publicURL: String?) {
+        self.state.withLock {
+            $0.boundURL = Self.trimmed(url)
+            $0.publicURL = publicURL.map(Self.trimmed)
+        }
+    }
+
+    /// The base of links answered to `request`: the public URL when configured, else `http://` and the
+    /// request's `Host` when it is a plain `host[:port]`, else the bound address.
+    func base(for request: Request) -> String {
+        self.state.withLock { state in
+            if let publicURL = state.publicURL { return publicURL }
+            guard let host = request.head.authority, Self.isPlainAuthority(host) else { return state.boundURL }
+            return "http://" + host
+        }
+    }
+
+    /// A `Host` value that can stand in a URL as it is: a name, IPv4 or bracketed IPv6, and an optional port.
+    static func isPlainAuthority(_ authority: String) -> Bool {
+        guard (1...255).contains(authority.utf8.count) else { return false }
+        return authority.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"),
+                UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "_"):
+                true
+            default: false
+            }
+        }
+    }
+
+    /// The unsigned URL of a stored object (`{app}/...` key): the base, then each key segment percent-encoded.
+    func objectURL(_ key: ObjectKey, base: String) -> String {
+        base + "/" + PercentEncoding.encodePath(key.rawValue)
+    }
+
+    /// A CloudFront link to a stored object of `app` in the shape Stream's CDN issues (custom policy with a
+    /// wildcard resource, and `oh`/`ow` for an image whose size is known), valid for the app's link lifetime
+    /// from `now`.
+    func signedURL(app: MediaApp, object: ObjectMetadata, now: Int64, base: String) throws -> String {
+        let key = try ObjectKey(object.key)
+        let header = ImageHeader(extras: object.extras)
+        return try CloudFrontSigner(keyPair: app.activeKeyPair).streamURL(
+            self.objectURL(key, base: base),
+            expires: now + app.configuration.linkTTL,
+            originalSize: header.map { ($0.width, $0.height) }
+        )
+    }
+
+    /// A SigV4 presigned GET of a stored object of `app` (path-style, bucket = app id), valid for the app's
+    /// presign lifetime from `now`.
+    func presignedURL(app: MediaApp, key: ObjectKey, now: Int64, base: String) -> String {
+        SigV4.presignedURL(
+            scheme: base.hasPrefix("https://") ? "https" : "http",
+            authority: Self.authority(of: base),
+            path: "/" + key.rawValue,
+            credentials: app.sigV4Credentials,
+            date: now,
+            expires: app.configuration.presignTTL
+        )
+    }
+
+    /// `host:port` of a base URL as clients send it in `Host` (CometChat's `SECURED_MEDIA_HOST`): a default
+    /// port (80, 443) is left out, as browsers, curl and botocore leave it out.
+    static func authority(of base: String) -> String {
+        guard let start = base.range(of: "://")?.upperBound else { return base }
+        return Self.withoutDefaultPort(String(base[start...].prefix { $0 != "/" }))
+    }
+
+    /// `authority` without a trailing `:80` or `:443`.
+    static func withoutDefaultPort(_ authority: String) -> String {
+        for port in [":80", ":443"] where authority.hasSuffix(port) { return String(authority.dropLast(port.count)) }
+        return authority
+    }
+
+    /// Checks a `--public-url`: `http(s)://host[:port]`, nothing after. Media routes sit at the root, so a
+    /// path would be signed into links that the server never sees.
+    ///
+    /// - Parameter url: the configured public URL.
+    /// - Throws: `MockCDNError.invalidConfiguration` with the reason.
+    static func validatePublicURL(_ url: String) throws {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", components.host?.isEmpty == false,
+            components.path.isEmpty || components.path == "/", components.query == nil, components.fragment == nil,
+            components.user == nil
+        else {
+            throw MockCDNError.invalidConfiguration(
+                "--public-url must be http(s)://HOST[:PORT] with no path, query or user: \(url.prefix(200))"
+            )
+        }
+    }
+
+    private static func trimmed(_ url: String) -> String {
+        url.hasSuffix("/") ? String(url.dropLast()) : url
+    }
+}
