@@ -16,6 +16,28 @@ public struct MockCDNError: Error, Sendable, Equatable, CustomStringConvertible 
         case invalidConfiguration
     }
 
+    /// What kind of failure this is, whatever the API that answers it: each route group renders a category
+    /// in its own envelope.
+    public enum Category: Sendable, Equatable {
+        case invalidInput, unauthenticated, forbidden, notFound, tooLarge, unprocessable, unavailable
+        /// The store is out of room: `unavailable`, answered 507 where the API has it.
+        case insufficientStorage
+        case `internal`
+    }
+
+    /// The category of this error.
+    public var category: Category {
+        switch self.kind {
+        case .invalidObjectKey, .rangeNotSatisfiable, .invalidConfiguration: .invalidInput
+        case .objectNotFound: .notFound
+        case .objectTooLarge: .tooLarge
+        case .imageFailure: .unprocessable
+        case .storageFailure: .unavailable
+        case .insufficientStorage: .insufficientStorage
+        case .cryptoFailure, .invalidKeyMaterial: .internal
+        }
+    }
+
     private let kind: Kind
     /// What went wrong, for logs and error envelopes.
     public let detail: String

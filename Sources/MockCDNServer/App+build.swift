@@ -76,7 +76,7 @@ private func hostForURL(_ host: String) -> String {
 /// The services a server runs on: store, apps, clock, links, variants and the test-control state.
 func makeServices(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerServices {
     try Vips.initialize()
-    let store: any ObjectStore
+    var store: any ObjectStore
     if let directory = configuration.dataDirectory {
         let disk = try await DiskObjectStore(directory: directory)
         for entry in disk.skippedEntries {
@@ -86,6 +86,7 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
     } else {
         store = MemoryObjectStore(byteBudget: configuration.memoryStoreBytes)
     }
+    if let wrap = configuration.storeWrapper { store = wrap(store) }
     let metrics = ServerMetrics()
     return ServerServices(
         apps: try AppRegistry(configuration.apps),
@@ -122,7 +123,8 @@ func addRoutes(
     _ = router.add(
         middleware: TestControlMiddleware(journal: services.journal, faults: services.faults, metrics: services.metrics)
     )
-    let admin = router.group("_mockcdn")
+    // One group per API surface, each with the middleware that renders any error in its envelope.
+    let admin = router.group("_mockcdn").add(middleware: ErrorEnvelopeMiddleware.control)
     // Health stays open on every address: container health checks carry no token.
     HealthController().addRoutes(to: admin)
     _ = admin.add(middleware: AdminGuard(configuration: configuration))
@@ -130,10 +132,14 @@ func addRoutes(
     JournalController(journal: services.journal).addRoutes(to: admin)
     FaultsController(faults: services.faults).addRoutes(to: admin)
     ResetController(services: services).addRoutes(to: admin)
-    MetricsController(metrics: services.metrics).addRoutes(to: router)
-    KeysController(services: services).addRoutes(to: router)
-    StreamAppController(services: services).addRoutes(to: router)
-    StreamUploadController(services: services).addRoutes(to: router)
-    SecureMediaController(services: services).addRoutes(to: router)
-    CDNController(services: services).addRoutes(to: router)
+    MetricsController(metrics: services.metrics).addRoutes(
+        to: router.group().add(middleware: ErrorEnvelopeMiddleware.control)
+    )
+    let stream = router.group().add(middleware: ErrorEnvelopeMiddleware.stream)
+    StreamAppController(services: services).addRoutes(to: stream)
+    StreamUploadController(services: services).addRoutes(to: stream)
+    let cometChat = router.group().add(middleware: ErrorEnvelopeMiddleware.cometChat)
+    KeysController(services: services).addRoutes(to: cometChat)
+    SecureMediaController(services: services).addRoutes(to: cometChat)
+    CDNController(services: services).addRoutes(to: router.group().add(middleware: ErrorEnvelopeMiddleware.media))
 }

@@ -1,10 +1,11 @@
 import Foundation
 import Logging
 import MockCDNCore
-import MockCDNServer
 import MockCDNTesting
 import NIOCore
 import Testing
+
+@testable import MockCDNServer
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -271,6 +272,7 @@ struct DiskServer: Sendable {
         apps: [AppConfiguration] = [.demo],
         fixtures: String? = nil,
         journalCapacity: Int = 1000,
+        storeWrapper: (@Sendable (any ObjectStore) -> any ObjectStore)? = nil,
         _ body: @Sendable (DiskServer) async throws -> Result
     ) async throws -> Result {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-e2e-\(UUID().uuidString)")
@@ -278,6 +280,7 @@ struct DiskServer: Sendable {
         var configuration = ServerConfiguration(dataDirectory: folder.path, apps: apps, logLevel: .warning)
         configuration.fixturesDirectory = fixtures
         configuration.journalCapacity = journalCapacity
+        configuration.storeWrapper = storeWrapper
         return try await MockCDNTestServer.withRunning(configuration) { server in
             try await body(DiskServer(server: server, folder: folder))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import MockCDNCore
 
 /// An error on the CometChat-style secure-media API (settings, FAT, media upload, presign), rendered as
 /// `{"error":{"code":"ERR_...","message":"..."}}`.
@@ -50,5 +51,22 @@ struct CometChatError: HTTPResponseError {
             headers: [.contentType: "application/json; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
         )
+    }
+}
+
+extension CometChatError {
+    /// Any other failure, with CometChat's code for its category.
+    init(_ failure: Failure) {
+        let code =
+            switch failure.category {
+            case .invalidInput, .unprocessable: "ERR_BAD_REQUEST"
+            case .unauthenticated: "ERR_UNAUTHORIZED"
+            case .forbidden: "ERR_NOT_ALLOWED"
+            case .notFound: "ERR_RESOURCE_NOT_FOUND"
+            case .tooLarge: "ERR_FILE_TOO_LARGE"
+            case .unavailable, .insufficientStorage: "ERR_UNAVAILABLE"
+            case .internal: "ERR_INTERNAL"
+            }
+        self.init(status: failure.status, code: code, message: failure.message)
     }
 }

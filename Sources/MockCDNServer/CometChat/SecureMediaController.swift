@@ -159,31 +159,21 @@ struct SecureMediaController {
     func upload(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<MediaResponse> {
         let app = try self.app(context)
         let user = try self.fatUser(request, context: context, app: app)
-        do {
-            let received = try await UploadReceiver(services: self.services).receive(
-                request,
-                app: app,
-                kind: .file,
-                folder: "media",
-                fieldNames: [],
-                owner: user,
-                extras: [:]
+        let received = try await UploadReceiver(services: self.services).receive(
+            request,
+            app: app,
+            kind: .file,
+            folder: "media",
+            fieldNames: [],
+            owner: user,
+            extras: [:]
+        )
+        return EditedResponse(
+            status: .created,
+            response: MediaResponse(
+                url: self.services.links.objectURL(received.key, base: self.services.links.base(for: request))
             )
-            return EditedResponse(
-                status: .created,
-                response: MediaResponse(
-                    url: self.services.links.objectURL(received.key, base: self.services.links.base(for: request))
-                )
-            )
-        } catch let rejection as UploadFailure {
-            switch rejection {
-            case .input(let message): throw CometChatError.badRequest(message)
-            case .tooLarge(let limit): throw CometChatError.tooLarge(limit: limit)
-            case .storage(let message): throw CometChatError.internal(message)
-            case .unavailable(let message, let status):
-                throw CometChatError(status: status, code: "ERR_UNAVAILABLE", message: message)
-            }
-        }
+        )
     }
 
     // MARK: - Presign

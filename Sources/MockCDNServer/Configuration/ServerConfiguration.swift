@@ -33,6 +33,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumConnections: Int?
     /// Bytes the in-memory store may hold (without a data directory).
     public var memoryStoreBytes: Int
+    /// Wraps the store the server makes; the tests use it to make the store fail on purpose.
+    var storeWrapper: (@Sendable (any ObjectStore) -> any ObjectStore)?
 
     public init(
         host: String = "127.0.0.1",

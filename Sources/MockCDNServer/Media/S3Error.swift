@@ -84,3 +84,21 @@ extension S3Error {
         }
     }
 }
+
+extension S3Error {
+    /// Any other failure, with S3's code for its category.
+    init(_ failure: Failure) {
+        let code =
+            switch failure.category {
+            case .invalidInput: "InvalidArgument"
+            case .unauthenticated, .forbidden: "AccessDenied"
+            case .notFound: "NoSuchKey"
+            case .tooLarge: "EntityTooLarge"
+            case .unprocessable: "InvalidImage"
+            case .unavailable: "ServiceUnavailable"
+            case .insufficientStorage: "InsufficientStorage"
+            case .internal: "InternalError"
+            }
+        self.init(status: failure.status, code: code, message: failure.message)
+    }
+}

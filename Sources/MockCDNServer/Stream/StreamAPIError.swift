@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import MockCDNCore
 
 /// An error on Stream's REST API, rendered in Stream's envelope:
 /// `{"code","message","exception_fields","StatusCode","duration","more_info","details"}`.
@@ -49,5 +50,21 @@ struct StreamAPIError: HTTPResponseError {
             headers: [.contentType: "application/json; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
         )
+    }
+}
+
+extension StreamAPIError {
+    /// Any other failure, with Stream's code for its category (-1 where Stream has none).
+    init(_ failure: Failure) {
+        let code =
+            switch failure.category {
+            case .invalidInput, .unprocessable: 4
+            case .unauthenticated: 5
+            case .forbidden: 17
+            case .notFound: 16
+            case .tooLarge: 22
+            case .unavailable, .insufficientStorage, .internal: -1
+            }
+        self.init(status: failure.status, code: code, message: failure.message)
     }
 }

@@ -79,20 +79,16 @@ struct StreamUploadController {
         let caller = try self.services.streamAuth.authenticate(request, context: context)
         let app = caller.app
         let receiver = UploadReceiver(services: self.services)
-        let received: UploadReceiver.Received
-        do {
-            received = try await receiver.receive(
-                request,
-                app: app,
-                kind: kind,
-                folder: kind == .image ? "images" : "attachments",
-                fieldNames: Self.fieldNames,
-                owner: caller.claims.userID,
-                extras: channel.map { ["channel": $0] } ?? [:]
-            )
-        } catch let rejection as UploadFailure {
-            throw Self.streamError(rejection)
-        }
+        // A refusal (UploadFailure) reaches the group's envelope middleware as it is.
+        let received = try await receiver.receive(
+            request,
+            app: app,
+            kind: kind,
+            folder: kind == .image ? "images" : "attachments",
+            fieldNames: Self.fieldNames,
+            owner: caller.claims.userID,
+            extras: channel.map { ["channel": $0] } ?? [:]
+        )
         do {
             let fields = received.fields
             let named = try fields["user"].map { try Self.decode(UserField.self, from: $0, field: "user").id }
@@ -155,15 +151,6 @@ struct StreamUploadController {
             )
         } catch {
             throw StreamAPIError.input("upload_sizes[\(entry.offset)]: \(error.message)")
-        }
-    }
-
-    static func streamError(_ rejection: UploadFailure) -> StreamAPIError {
-        switch rejection {
-        case .input(let message): .input(message)
-        case .tooLarge(let limit): .tooLarge(limit: limit)
-        case .storage(let message): .internal(message)
-        case .unavailable(let message, let status): .init(status: status, code: -1, message: message)
         }
     }
 
