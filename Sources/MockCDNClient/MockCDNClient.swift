@@ -8,9 +8,6 @@ import FoundationNetworking
 /// helpers (`secureMedia`, `presigned`) and Stream's `CDNStorage` and `CDNRequester` (`storage`,
 /// `requester`). Foundation only: it runs in an iOS app and on Linux, and knows nothing of the server.
 public struct MockCDNClient: Sendable {
-    /// The version of the wire contract this client speaks.
-    public static let contractVersion = 1
-
     /// Server, app and credentials.
     public let configuration: MockCDNClientConfiguration
     /// CometChat's secure-media helpers: the FAT in the URL or in a header.

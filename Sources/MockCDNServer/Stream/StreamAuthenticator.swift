@@ -42,8 +42,7 @@ struct StreamAuthenticator: Sendable {
 
     /// The JWT of the `Authorization` header, with or without a `Bearer ` prefix; nil when there is none.
     static func bearerToken(_ request: Request) -> String? {
-        guard let value = request.headers[.authorization], !value.isEmpty else { return nil }
-        return value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)) : value
+        request.authorization?.credential
     }
 
     /// As `authenticate`, and the token must be a server token.

@@ -40,8 +40,7 @@ struct AdminGuard: RouterMiddleware {
         context: AppRequestContext,
         next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
-        let header = request.headers[.authorization] ?? ""
-        let sent = header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : ""
+        let sent = request.authorization.flatMap { $0.isBearer ? $0.credential : nil } ?? ""
         let authorised = !sent.isEmpty && self.token.map { SecureBytes.constantTimeEqual(sent, $0) } == true
         if self.requiredToken != nil, !authorised {
             throw HTTPError(
