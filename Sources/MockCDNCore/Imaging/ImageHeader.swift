@@ -19,14 +19,21 @@ public enum ImageFormat: String, Sendable, CaseIterable {
 }
 
 extension ImageFormat {
-    /// The format served under `mimeType`, or nil for a type MockCDN does not resize.
+    /// The format a MIME type names, aliases included (`image/jpg`, `image/x-ms-bmp`, and the HEIC/HEIF
+    /// family, whose brands do not decide the name clients declare); nil for other types. The one table of
+    /// image type names: uploads compare declared and sniffed types with it, reads choose a decoder with it.
     public init?(mimeType: String) {
-        let aliases = ["image/heic": ImageFormat.heif, "image/heic-sequence": .heif, "image/heif-sequence": .heif]
-        guard let format = aliases[mimeType] ?? ImageFormat.allCases.first(where: { $0.mimeType == mimeType }) else {
+        guard let format = Self.aliases[mimeType] ?? ImageFormat.allCases.first(where: { $0.mimeType == mimeType })
+        else {
             return nil
         }
         self = format
     }
+
+    private static let aliases: [String: ImageFormat] = [
+        "image/jpg": .jpeg, "image/pjpeg": .jpeg, "image/x-ms-bmp": .bmp, "image/svg": .svg, "image/heic": .heif,
+        "image/heic-sequence": .heif, "image/heif-sequence": .heif,
+    ]
 }
 
 extension ImageFormat {

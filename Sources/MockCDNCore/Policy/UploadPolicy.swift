@@ -209,18 +209,7 @@ public enum UploadPolicy {
     }
 
     private static func sameImageType(_ declared: String, _ sniffed: String) -> Bool {
-        let aliases = [
-            "image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "image/x-ms-bmp": "image/bmp",
-            "image/svg": "image/svg+xml",
-        ]
-        let family = [
-            "image/heic-sequence": "image/heic", "image/heif": "image/heic", "image/heif-sequence": "image/heic",
-        ]
-        func canonical(_ type: String) -> String {
-            let type = aliases[type] ?? type
-            return family[type] ?? type
-        }
-        // HEIC and HEIF are one container family; their brands do not decide the declared name.
-        return canonical(declared) == canonical(sniffed)
+        guard let declaredFormat = ImageFormat(mimeType: declared) else { return false }
+        return declaredFormat == ImageFormat(mimeType: sniffed)
     }
 }
