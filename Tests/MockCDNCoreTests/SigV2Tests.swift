@@ -31,21 +31,6 @@ struct SigV2Tests {
         + "&Expires=1795435588"
     static let boto3SubresourceExpires: Int64 = 1_795_435_588
 
-    struct Parsed {
-        let authority: String
-        let path: String
-        let query: [(name: String, value: String)]
-    }
-
-    static func parse(_ url: String) -> Parsed {
-        let components = URLComponents(string: url)!
-        return Parsed(
-            authority: components.host! + (components.port.map { ":\($0)" } ?? ""),
-            path: components.percentEncodedPath,
-            query: (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }
-        )
-    }
-
     static func verify(
         _ url: String,
         now: Int64,
@@ -54,11 +39,11 @@ struct SigV2Tests {
         key: String = demoKey,
         secret: String = demoSecret
     ) throws(AccessDenied) {
-        let parsed = parse(url)
+        let parsed = PresignedURLParts(url)
         try SigV2.verify(
             query: parsed.query,
             method: method,
-            path: parsed.path,
+            path: parsed.percentEncodedPath,
             headers: headers,
             accessKeyID: key,
             secretAccessKey: secret,

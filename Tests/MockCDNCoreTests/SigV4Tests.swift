@@ -31,21 +31,6 @@ struct SigV4Tests {
         + "&X-Amz-Signature=b877124fafdc193f846a9339c70745fc88d37d17e979c9f24401dc8cc9c675db"
     static let boto3Date = AmzDate.parseCompact("20261121T134725Z")!
 
-    struct Parsed {
-        let authority: String
-        let path: String
-        let query: [(name: String, value: String)]
-    }
-
-    static func parse(_ url: String) -> Parsed {
-        let components = URLComponents(string: url)!
-        return Parsed(
-            authority: components.host! + (components.port.map { ":\($0)" } ?? ""),
-            path: components.path,
-            query: (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }
-        )
-    }
-
     static func verify(
         _ url: String,
         credentials: SigV4Credentials,
@@ -53,7 +38,7 @@ struct SigV4Tests {
         method: String = "GET",
         appendable: Set<String> = []
     ) throws(AccessDenied) {
-        let parsed = parse(url)
+        let parsed = PresignedURLParts(url)
         try SigV4.verify(
             query: parsed.query,
             method: method,

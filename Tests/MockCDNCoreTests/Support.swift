@@ -22,3 +22,21 @@ func makeTemporaryDirectory() throws -> URL {
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
+
+/// A presigned URL taken apart as a verifier sees it.
+struct PresignedURLParts {
+    let authority: String
+    /// Decoded (SigV4 signs it so).
+    let path: String
+    /// As sent (SigV2 signs it so).
+    let percentEncodedPath: String
+    let query: [(name: String, value: String)]
+
+    init(_ url: String) {
+        let components = URLComponents(string: url)!
+        self.authority = components.host! + (components.port.map { ":\($0)" } ?? "")
+        self.path = components.path
+        self.percentEncodedPath = components.percentEncodedPath
+        self.query = (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }
+    }
+}

@@ -116,3 +116,17 @@ def upload(
     )
     assert status == 201, f"upload {kind} -> {status}: {resp[:500]!r}"
     return json.loads(resp)["file"]
+
+
+def image_size(data: bytes) -> tuple[int, int]:
+    """Width and height of a PNG or JPEG, read from its header."""
+    if data.startswith(b"\x89PNG"):
+        return struct.unpack(">II", data[16:24])
+    index = 2
+    while index < len(data):
+        marker, length = data[index + 1], struct.unpack(">H", data[index + 2 : index + 4])[0]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            height, width = struct.unpack(">HH", data[index + 5 : index + 9])
+            return width, height
+        index += 2 + length
+    raise ValueError("not a PNG or JPEG")

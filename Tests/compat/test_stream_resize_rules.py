@@ -21,13 +21,12 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat``.
 from __future__ import annotations
 
 import math
-import struct
 import urllib.parse
 
 import pytest
 
 from conftest import launch
-from support import REPO, request, upload
+from support import REPO, image_size, request, upload
 
 # MARK: - The rules
 
@@ -164,19 +163,6 @@ def test_react_native_rule_matches_the_sdk_tests():
 
 
 # MARK: - MockCDN's links qualify and the resized reads answer
-
-
-def image_size(data: bytes) -> tuple[int, int]:
-    if data.startswith(b"\x89PNG"):
-        return struct.unpack(">II", data[16:24])
-    index = 2
-    while index < len(data):
-        marker, length = data[index + 1], struct.unpack(">H", data[index + 2 : index + 4])[0]
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            height, width = struct.unpack(">HH", data[index + 5 : index + 9])
-            return width, height
-        index += 2 + length
-    raise ValueError("no size found")
 
 
 def fetch(url: str, host: str, port: int) -> tuple[int, bytes]:

@@ -8,26 +8,14 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat``.
 from __future__ import annotations
 
 import json
-import struct
 import uuid
 import urllib.parse
 
 import pytest
 
-from support import REPO, jwt, multipart, request
+from support import REPO, image_size, jwt, multipart, request
 
 MEDIA = REPO / "Fixtures" / "media"
-
-
-def jpeg_size(data: bytes) -> tuple[int, int]:
-    index = 2
-    while index < len(data):
-        marker, length = data[index + 1], struct.unpack(">H", data[index + 2 : index + 4])[0]
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            height, width = struct.unpack(">HH", data[index + 5 : index + 9])
-            return width, height
-        index += 2 + length
-    raise ValueError("not a JPEG")
 
 
 def upload(server: str, name: str, content_type: str, data: bytes) -> dict:
@@ -50,9 +38,9 @@ def test_video_uploads_get_a_poster(server, name, content_type):
     assert "/demo/thumbnails/" in thumb and "&w=150&h=150&resize=clip" in thumb
     status, body, headers = request(thumb)
     assert status == 200 and headers["Content-Type"] == "image/jpeg"
-    assert jpeg_size(body) in ((150, 112), (150, 113))  # 160x120 fitted inside 150x150
+    assert image_size(body) in ((150, 112), (150, 113))  # 160x120 fitted inside 150x150
     original = thumb.split("&w=150")[0]
-    assert jpeg_size(request(original)[1]) == (160, 120)
+    assert image_size(request(original)[1]) == (160, 120)
     query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(original).query))
     assert (query["ow"], query["oh"]) == ("160", "120")
     # The channel listing names the same poster.
