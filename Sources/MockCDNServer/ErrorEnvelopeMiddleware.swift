@@ -108,7 +108,8 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
     /// CometChat's JSON.
     static let cometChat = ErrorEnvelopeMiddleware(isEnvelope: { $0 is CometChatError }, render: CometChatError.init)
     /// The control routes' JSON (`{"error":{"message"}}`, Hummingbird's shape, which their clients read).
-    static let control = ErrorEnvelopeMiddleware(isEnvelope: { $0 is HTTPError }) { failure in
-        HTTPError(failure.status, message: failure.message)
-    }
+    static let control = ErrorEnvelopeMiddleware(
+        isEnvelope: { $0 is HTTPError },
+        render: { failure in HTTPError(failure.status, message: failure.message) }
+    )
 }

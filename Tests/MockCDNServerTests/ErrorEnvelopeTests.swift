@@ -13,22 +13,20 @@ struct SabotagedStore: ObjectStore {
     struct Sabotage: Error {}
 
     let base: any ObjectStore
-    /// Reads of `vanish.png` so far: the upload's own header probe is the first.
-    let vanishingReads = Counter()
     /// The body of an upload named `full` stops with "disk full" after this many bytes.
     static let fullAfter = 1000
 
     func put<Body: AsyncSequence>(
         _ key: ObjectKey,
         body: Body,
-        attributes: ObjectAttributes,
-        maxBytes: Int
+        maxBytes: Int,
+        attributes: () async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         if key.rawValue.contains("boom") { throw Sabotage() }
         guard key.rawValue.hasSuffix("/full.bin") else {
-            return try await self.base.put(key, body: body, attributes: attributes, maxBytes: maxBytes)
+            return try await self.base.put(key, body: body, maxBytes: maxBytes, attributes: attributes)
         }
-        return try await self.base.put(key, body: FillingBody(base: body), attributes: attributes, maxBytes: maxBytes)
+        return try await self.base.put(key, body: FillingBody(base: body), maxBytes: maxBytes, attributes: attributes)
     }
 
     func metadata(for key: ObjectKey) async throws -> ObjectMetadata? {
@@ -38,10 +36,7 @@ struct SabotagedStore: ObjectStore {
 
     func read(_ key: ObjectKey, range: Range<Int>?, into consumer: (ByteBuffer) async throws -> Void) async throws {
         // Deleted between its lookup and its read, as when a delete races a resize.
-        if key.rawValue.hasSuffix("/vanish.png") {
-            self.vanishingReads.increment()
-            if self.vanishingReads.value > 1 { try await self.base.delete(key) }
-        }
+        if key.rawValue.hasSuffix("/vanish.png") { try await self.base.delete(key) }
         try await self.base.read(key, range: range, into: consumer)
     }
 
@@ -87,7 +82,8 @@ struct ErrorEnvelopeTests {
     }()
 
     static func run(_ body: @Sendable (DiskServer) async throws -> Void) async throws {
-        try await DiskServer.run(storeWrapper: { SabotagedStore(base: $0) }) { server in try await body(server) }
+        let sabotage: @Sendable (any ObjectStore) -> any ObjectStore = { SabotagedStore(base: $0) }
+        try await DiskServer.run(storeWrapper: sabotage) { server in try await body(server) }
     }
 
     @Test("Stream: an unknown error from the store is Stream's JSON with code -1, and nothing is kept")
@@ -182,11 +178,75 @@ struct ErrorEnvelopeTests {
     }
 }
 
-/// A count shared between copies of a store.
-final class Counter: Sendable {
-    private let count = Mutex(0)
+/// Counts the metadata writes an upload makes.
+struct CountingStore: ObjectStore {
+    let base: any ObjectStore
+    let writes = WriteCount()
 
-    func increment() { self.count.withLock { $0 += 1 } }
+    final class WriteCount: Sendable {
+        private let count = Mutex(0)
+        func add() { self.count.withLock { $0 += 1 } }
+        var value: Int { self.count.withLock { $0 } }
+    }
 
-    var value: Int { self.count.withLock { $0 } }
+    func put<Body: AsyncSequence>(
+        _ key: ObjectKey,
+        body: Body,
+        maxBytes: Int,
+        attributes: () async throws -> ObjectAttributes
+    ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
+        let stored = try await self.base.put(key, body: body, maxBytes: maxBytes, attributes: attributes)
+        self.writes.add()
+        return stored
+    }
+
+    func metadata(for key: ObjectKey) async throws -> ObjectMetadata? { try await self.base.metadata(for: key) }
+
+    func read(_ key: ObjectKey, range: Range<Int>?, into consumer: (ByteBuffer) async throws -> Void) async throws {
+        try await self.base.read(key, range: range, into: consumer)
+    }
+
+    func updateMetadata(_ key: ObjectKey, _ change: (inout ObjectMetadata) -> Void) async throws -> ObjectMetadata {
+        self.writes.add()
+        return try await self.base.updateMetadata(key, change)
+    }
+
+    func delete(_ key: ObjectKey) async throws -> Bool { try await self.base.delete(key) }
+
+    func list(prefix: String) async throws -> [ObjectMetadata] { try await self.base.list(prefix: prefix) }
+}
+
+@Suite("Uploads write their metadata once")
+struct UploadWritesOnceTests {
+    @Test(
+        "an image by a user, and one a server token names the user of: dimensions and owner committed together",
+        arguments: [false, true]
+    )
+    func once(_ serverToken: Bool) async throws {
+        let counting = Mutex<CountingStore?>(nil)
+        let wrap: @Sendable (any ObjectStore) -> any ObjectStore = { base in
+            let store = CountingStore(base: base)
+            counting.withLock { $0 = store }
+            return store
+        }
+        try await DiskServer.run(storeWrapper: wrap) { server in
+            let store = try #require(counting.withLock { $0 })
+            let before = store.writes.value
+            let reply = try await server.upload(
+                token: serverToken ? Tokens.server : Tokens.user("alice"),
+                parts: (serverToken ? [.field("user", #"{"id":"alice"}"#)] : []) + [.file(Media.png, type: "image/png")]
+            )
+            #expect(reply.status == 201)
+            #expect(store.writes.value - before == 1)
+            let listing = try await HTTP.get(
+                server.url("/channels/messaging/general/uploads?api_key=demo-key"),
+                headers: Tokens.headers(Tokens.server)
+            )
+            let entry = try #require((listing.json["uploads"] as? [[String: Any]])?.first)
+            #expect(entry["user_id"] as? String == "alice")
+            #expect(
+                (entry["file"] as? String)?.hasSuffix("&oh=\(Media.pngSize.height)&ow=\(Media.pngSize.width)") == true
+            )
+        }
+    }
 }

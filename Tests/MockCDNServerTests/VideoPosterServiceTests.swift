@@ -209,10 +209,10 @@ private final class HookedStore: ObjectStore, @unchecked Sendable {
     func put<Body: AsyncSequence>(
         _ key: ObjectKey,
         body: Body,
-        attributes: ObjectAttributes,
-        maxBytes: Int
+        maxBytes: Int,
+        attributes: () async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
-        try await self.base.put(key, body: body, attributes: attributes, maxBytes: maxBytes)
+        try await self.base.put(key, body: body, maxBytes: maxBytes, attributes: attributes)
     }
 
     func metadata(for key: ObjectKey) async throws -> ObjectMetadata? { try await self.base.metadata(for: key) }

@@ -66,8 +66,8 @@ public final class DiskObjectStore: ObjectStore {
     public func put<Body: AsyncSequence>(
         _ key: ObjectKey,
         body: Body,
-        attributes: ObjectAttributes,
-        maxBytes: Int
+        maxBytes: Int,
+        attributes: () async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         let blob = Self.newIdentifier()
         let blobTemporary = self.temporary.appending(blob)
@@ -85,7 +85,7 @@ public final class DiskObjectStore: ObjectStore {
                 try await writer.flush()
                 try await handle.synchronize()
             }
-            let record = Record(blob: blob, metadata: intake.metadata(for: key, attributes: attributes))
+            let record = Record(blob: blob, metadata: intake.metadata(for: key, attributes: try await attributes()))
             try await FileSystem.shared.replaceItem(at: self.blobs.appending(blob), withItemAt: blobTemporary)
             // The blob's name must be durable before any metadata names it.
             try await Self.synchronizeDirectory(self.blobs)

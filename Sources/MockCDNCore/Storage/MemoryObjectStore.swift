@@ -36,14 +36,15 @@ public final class MemoryObjectStore: ObjectStore {
     public func put<Body: AsyncSequence>(
         _ key: ObjectKey,
         body: Body,
-        attributes: ObjectAttributes,
-        maxBytes: Int
+        maxBytes: Int,
+        attributes: () async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         var intake = ObjectIntake(maxBytes: maxBytes)
         var bytes = ByteBuffer()
         // Bytes are taken from the budget chunk by chunk as they arrive, not once the body is complete: writes
         // that stream together cannot each pass a check and then overshoot the budget between them.
         var reserved = 0
+        let attributesAtCommit: ObjectAttributes
         do {
             for try await chunk in body {
                 try intake.take(chunk)
@@ -52,11 +53,12 @@ public final class MemoryObjectStore: ObjectStore {
                 var chunk = chunk
                 bytes.writeBuffer(&chunk)
             }
+            attributesAtCommit = try await attributes()
         } catch {
             self.release(reserved)
             throw error
         }
-        let metadata = intake.metadata(for: key, attributes: attributes)
+        let metadata = intake.metadata(for: key, attributes: attributesAtCommit)
         self.state.withLock { state in
             // The replaced object's bytes go back to the budget; the new ones were taken while streaming.
             if let replaced = state.entries.updateValue(Entry(metadata: metadata, bytes: bytes), forKey: key) {

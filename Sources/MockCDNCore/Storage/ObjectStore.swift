@@ -10,16 +10,18 @@ public protocol ObjectStore: Sendable {
     /// - Parameters:
     ///   - key: where to store it.
     ///   - body: the bytes, as they arrive.
-    ///   - attributes: content type, owner and extras to keep with it.
     ///   - maxBytes: the most bytes accepted; one more and the write stops.
+    ///   - attributes: content type, owner and extras to keep with it, asked for once the whole body has
+    ///     arrived and before the object is committed, so that what was learnt from the bytes (an image's
+    ///     size) is written with it, once.
     /// - Returns: the stored object's metadata.
     /// - Throws: `MockCDNError.objectTooLarge` past `maxBytes`, `.insufficientStorage` when the store's byte
-    ///   budget has no room left, or whatever `body` throws; nothing is stored.
+    ///   budget has no room left, or whatever `body` or `attributes` throws; nothing is stored.
     func put<Body: AsyncSequence>(
         _ key: ObjectKey,
         body: Body,
-        attributes: ObjectAttributes,
-        maxBytes: Int
+        maxBytes: Int,
+        attributes: () async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer
 
     /// The metadata of the object under `key`, or nil when there is none.
@@ -63,6 +65,24 @@ public protocol ObjectStore: Sendable {
 }
 
 extension ObjectStore {
+    /// Stores `body` under `key` with attributes known up front.
+    ///
+    /// - Parameters:
+    ///   - key: where to store it.
+    ///   - body: the bytes, as they arrive.
+    ///   - attributes: content type, owner and extras to keep with it.
+    ///   - maxBytes: the most bytes accepted.
+    /// - Returns: the stored object's metadata.
+    /// - Throws: what `put(_:body:maxBytes:attributes:)` throws.
+    public func put<Body: AsyncSequence>(
+        _ key: ObjectKey,
+        body: Body,
+        attributes: ObjectAttributes,
+        maxBytes: Int
+    ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
+        try await self.put(key, body: body, maxBytes: maxBytes) { attributes }
+    }
+
     /// Removes every object (`/_mockcdn/reset`).
     public func removeAll() async throws {
         for object in try await self.list(prefix: "") { try await self.delete(try ObjectKey(object.key)) }

@@ -165,7 +165,7 @@ struct SecureMediaController {
             kind: .file,
             folder: "media",
             fieldNames: [],
-            owner: user,
+            owner: { _ in user },
             extras: [:]
         )
         return EditedResponse(

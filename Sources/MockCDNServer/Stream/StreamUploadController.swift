@@ -86,7 +86,12 @@ struct StreamUploadController {
             kind: kind,
             folder: kind == .image ? "images" : "attachments",
             fieldNames: Self.fieldNames,
-            owner: caller.claims.userID,
+            // The `user` part, when it comes before the file (as Stream's SDKs send it), names the owner.
+            owner: { fields in
+                caller.user(
+                    named: try fields["user"].map { try Self.decode(UserField.self, from: $0, field: "user").id }
+                )
+            },
             extras: channel.map { ["channel": $0] } ?? [:]
         )
         do {

@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import MockCDNCore
 import NIOCore
+import NIOPosix
+import Synchronization
 
 /// Why an upload was refused, before any envelope: each API renders it its own way (Stream JSON,
 /// CometChat JSON).
@@ -41,7 +43,7 @@ struct UploadReceiver {
     ///   - kind: image or file policy.
     ///   - folder: the key folder (`images`, `attachments`, `media`).
     ///   - fieldNames: the non-file parts to collect; other parts are read past.
-    ///   - owner: the uploader, when already known.
+    ///   - owner: the uploader, from the fields that came before the file part (Stream's `user`), or nil.
     ///   - extras: metadata stored with the object.
     /// - Returns: the stored object and the collected fields.
     /// - Throws: `UploadFailure`, or a storage error.
@@ -51,7 +53,7 @@ struct UploadReceiver {
         kind: UploadPolicy.Kind,
         folder: String,
         fieldNames: Set<String>,
-        owner: String?,
+        owner: @escaping ([String: ByteBuffer]) throws -> String?,
         extras: [String: String]
     ) async throws -> Received {
         let limit = UploadPolicy.sizeLimit(app.uploadConfig(kind))
@@ -92,7 +94,7 @@ struct UploadReceiver {
                         app: app,
                         kind: kind,
                         folder: folder,
-                        owner: owner,
+                        owner: try owner(fields),
                         extras: extras,
                         limit: limit
                     )
@@ -103,11 +105,8 @@ struct UploadReceiver {
                     while try await body.next() != nil {}
                 }
             }
-            guard var object = stored else { throw UploadFailure.input("file is a required field") }
+            guard let object = stored else { throw UploadFailure.input("file is a required field") }
             let key = try ObjectKey(object.key)
-            if object.contentType.hasPrefix("image/"), object.contentType != ImageFormat.svg.mimeType {
-                object = try await self.recordDimensions(of: object, key: key, kind: kind)
-            }
             // A reset while the bytes streamed in: the fresh state must not hold this upload.
             guard self.services.epoch.current == epoch else {
                 throw UploadFailure.unavailable(
@@ -128,20 +127,6 @@ struct UploadReceiver {
             default: throw error
             }
         }
-    }
-
-    /// Stores an image's dimensions in its metadata; bytes libvips cannot read are refused on the image
-    /// routes and stored as they are elsewhere.
-    private func recordDimensions(
-        of object: ObjectMetadata,
-        key: ObjectKey,
-        kind: UploadPolicy.Kind
-    ) async throws
-        -> ObjectMetadata
-    {
-        if let updated = try await self.services.recordImageDimensions(of: object, key: key) { return updated }
-        if kind == .image { throw UploadFailure.input("file is not a readable image") }
-        return object
     }
 
     /// Removes an object a request stored before it failed.
@@ -183,18 +168,30 @@ struct UploadReceiver {
         var extras = extras
         extras["original_name"] = String((part.fileName ?? fileName).prefix(256))
         extras["uploaded_at"] = String(self.services.clock.now.timeIntervalSince1970)
-        return try await self.services.store.put(
-            key,
-            body: ResumedPartBody(head: head, rest: body),
-            attributes: ObjectAttributes(
-                contentType: contentType,
-                owner: owner,
-                extras: extras,
-                created: self.services.clock.now
-            ),
-            maxBytes: limit
-        )
+        let created = self.services.clock.now
+        // An image's header is read from the bytes as they stream past, so its size is committed with it,
+        // in one metadata write: the first MiB holds every header but GIF's frame count, which needs the file.
+        let format = ImageFormat(mimeType: contentType).flatMap { $0 == .svg ? nil : $0 }
+        let tap = format.map { ProbeTap(limit: $0 == .gif ? Self.probeWholeBytes : Self.probePrefixBytes) }
+        let tapped = TappedBody(base: ResumedPartBody(head: head, rest: body), tap: tap)
+        return try await self.services.store.put(key, body: tapped, maxBytes: limit) {
+            var attributes = ObjectAttributes(contentType: contentType, owner: owner, extras: extras, created: created)
+            guard let tap, let format else { return attributes }
+            let prefix = tap.bytes
+            if let header = try? await ImageWorkers.shared.probes.runIfActive({ try Vips.probe(prefix, as: format) }) {
+                attributes.extras.merge(header.extras) { _, new in new }
+            } else if kind == .image {
+                // Bytes libvips cannot read are refused on the image routes, and stored as they are elsewhere.
+                throw UploadFailure.input("file is not a readable image")
+            }
+            return attributes
+        }
     }
+
+    /// Bytes of an image read for its header: the whole file up to this size for GIF (frame counts need it),
+    /// else the first `probePrefixBytes`.
+    static let probeWholeBytes = 16 * 1024 * 1024
+    static let probePrefixBytes = 1024 * 1024
 
     private static func collectField(
         _ body: inout MultipartPartBody.AsyncIterator,
@@ -209,4 +206,45 @@ struct UploadReceiver {
         }
         return value
     }
+}
+
+/// The first bytes of an upload, kept as they stream past for its header probe.
+final class ProbeTap: Sendable {
+    private let buffer = Mutex(ByteBuffer())
+    let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    func take(_ chunk: ByteBuffer) {
+        self.buffer.withLock { buffer in
+            let room = self.limit - buffer.readableBytes
+            guard room > 0 else { return }
+            var piece = chunk.getSlice(at: chunk.readerIndex, length: min(room, chunk.readableBytes))!
+            buffer.writeBuffer(&piece)
+        }
+    }
+
+    var bytes: ByteBuffer { self.buffer.withLock { $0 } }
+}
+
+/// A body that shows each chunk to a tap on its way to the store.
+struct TappedBody<Base: AsyncSequence>: AsyncSequence where Base.Element == ByteBuffer {
+    typealias Element = ByteBuffer
+    let base: Base
+    let tap: ProbeTap?
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        let tap: ProbeTap?
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard let chunk = try await self.base.next() else { return nil }
+            self.tap?.take(chunk)
+            return chunk
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: self.base.makeAsyncIterator(), tap: self.tap) }
 }
