@@ -9,6 +9,7 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat``.
 from __future__ import annotations
 
 import json
+import re
 import urllib.parse
 import xml.etree.ElementTree as ET
 
@@ -35,7 +36,11 @@ def test_links_follow_the_request_host():
         for base in (first, second):
             status, body, _ = request(base + listing, headers={"Authorization": jwt({"server": True})})
             assert status == 200
-            assert all(entry["file"].startswith(base) for entry in json.loads(body)["uploads"])
+            entries = json.loads(body)["uploads"]
+            assert all(entry["file"].startswith(base) for entry in entries)
+            # Re-signed in Stream's shape: Key-Pair-Id first, and an image's original size after the signature.
+            assert all(entry["file"].split("?", 1)[1].startswith("Key-Pair-Id=") for entry in entries)
+            assert all(re.search(r"&Signature=[^&]+&oh=\d+&ow=\d+$", entry["file"]) for entry in entries)
         # CometChat's settings name the media host the client used.
         status, body, _ = request(second + "/v1/apps/demo/settings")
         assert json.loads(body)["SECURED_MEDIA_HOST"] == f"127.0.0.2:{port}"
