@@ -338,7 +338,9 @@ struct CDNReadTests {
             let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("Fixtures/keys/demo-K2JCJMDEHXQW5F.public.pem")
             #expect(key["public_key"] as? String == (try String(contentsOf: fixture, encoding: .utf8)))
-            #expect(try await HTTP.get(server.url("/v1/apps/nope/keys")).status == 404)
+            let unknown = try await HTTP.get(server.url("/v1/apps/nope/keys"))
+            #expect(unknown.status == 404)
+            #expect((unknown.json["error"] as? [String: Any])?["code"] as? String == "ERR_APP_NOT_FOUND")
         }
     }
 

@@ -30,7 +30,7 @@ struct KeysController {
         router.get("v1/apps/:app/keys") { _, context in
             let appID = try context.parameters.require("app")
             guard let app = self.services.apps.app(id: appID) else {
-                throw HTTPError(.notFound, message: "no app \(appID)")
+                throw CometChatError.appNotFound(appID)
             }
             return KeysResponse(
                 appID: app.id,
