@@ -31,7 +31,12 @@ struct BrowserPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
     ) async throws -> Response {
         var response: Response
         if Self.isControl(path: request.uri.path) {
-            response = try await next(request, context)
+            do {
+                response = try await next(request, context)
+            } catch let error as any HTTPResponseError {
+                // Rendered here, so the refusal carries the header too.
+                response = try error.response(from: request, context: context)
+            }
         } else {
             response = try await self.cors.handle(request, context: context, next: next)
             // CORSMiddleware sends Expose-Headers on preflights only, but browsers read it from the actual

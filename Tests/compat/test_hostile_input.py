@@ -271,6 +271,8 @@ def test_uploaded_active_content_cannot_script_the_origin(mockcdn, filename, dat
 def test_nosniff_on_every_answer(mockcdn):
     for path in ("/demo/fixtures/sample.jpg", "/_mockcdn/health", "/nope/x", "/app?api_key=demo-key"):
         assert request(mockcdn.url + path)[2]["X-Content-Type-Options"] == "nosniff", path
+    refused = request(mockcdn.url + "/_mockcdn/reset", "POST", b"x", {"Content-Type": "text/plain"})
+    assert refused[0] == 415 and refused[2]["X-Content-Type-Options"] == "nosniff"
 
 
 # MARK: - 4 and 5. Costs and connections are bounded
