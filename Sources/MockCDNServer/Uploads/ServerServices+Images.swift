@@ -22,10 +22,16 @@ extension ServerServices {
             range: object.size <= Self.probeWholeBytes ? nil : 0..<Self.probePrefixBytes
         )
         guard let format = ImageFormat(mimeType: object.contentType),
-            let header = try? await ImageWorkers.shared.probes.runIfActive({ try Vips.probe(prefix, as: format) })
+            let header = await Self.imageHeader(of: prefix, as: format)
         else {
             return nil
         }
         return try await self.store.updateMetadata(key) { $0.extras.merge(header.extras) { _, new in new } }
+    }
+
+    /// The header of an image in `format`, read on the probe pool (so long renders never delay it); nil when
+    /// the bytes are not such an image.
+    static func imageHeader(of bytes: ByteBuffer, as format: ImageFormat) async -> ImageHeader? {
+        try? await ImageWorkers.shared.probes.runIfActive { try Vips.probe(bytes, as: format) }
     }
 }

@@ -41,7 +41,7 @@ extension ServerServices {
                     )
                 }
             }),
-            let header = try? await ImageWorkers.shared.probes.runIfActive({ try Vips.probe(jpeg, as: .jpeg) })
+            let header = await Self.imageHeader(of: jpeg, as: .jpeg)
         else {
             return nil
         }

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import MockCDNCore
 import NIOCore
-import NIOPosix
 import Synchronization
 
 /// Why an upload was refused, before any envelope: each API renders it its own way (Stream JSON,
@@ -172,13 +171,15 @@ struct UploadReceiver {
         // An image's header is read from the bytes as they stream past, so its size is committed with it,
         // in one metadata write: the first MiB holds every header but GIF's frame count, which needs the file.
         let format = ImageFormat(mimeType: contentType).flatMap { $0 == .svg ? nil : $0 }
-        let tap = format.map { ProbeTap(limit: $0 == .gif ? Self.probeWholeBytes : Self.probePrefixBytes) }
+        let tap = format.map {
+            ProbeTap(limit: $0 == .gif ? ServerServices.probeWholeBytes : ServerServices.probePrefixBytes)
+        }
         let tapped = TappedBody(base: ResumedPartBody(head: head, rest: body), tap: tap)
         return try await self.services.store.put(key, body: tapped, maxBytes: limit) {
             var attributes = ObjectAttributes(contentType: contentType, owner: owner, extras: extras, created: created)
             guard let tap, let format else { return attributes }
             let prefix = tap.bytes
-            if let header = try? await ImageWorkers.shared.probes.runIfActive({ try Vips.probe(prefix, as: format) }) {
+            if let header = await ServerServices.imageHeader(of: prefix, as: format) {
                 attributes.extras.merge(header.extras) { _, new in new }
             } else if kind == .image {
                 // Bytes libvips cannot read are refused on the image routes, and stored as they are elsewhere.
@@ -187,11 +188,6 @@ struct UploadReceiver {
             return attributes
         }
     }
-
-    /// Bytes of an image read for its header: the whole file up to this size for GIF (frame counts need it),
-    /// else the first `probePrefixBytes`.
-    static let probeWholeBytes = 16 * 1024 * 1024
-    static let probePrefixBytes = 1024 * 1024
 
     private static func collectField(
         _ body: inout MultipartPartBody.AsyncIterator,
