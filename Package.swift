@@ -36,7 +36,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         // `GET /metrics` in Prometheus' text format.
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.1.0"),
-        // Starts and gracefully stops the server inside a test (Hummingbird already runs on it).
+        // Runs the server and stops it gracefully, within a bound, on a signal or at a test's end (Hummingbird
+        // already runs on it).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     // MARK: - Targets
@@ -77,6 +78,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings

@@ -235,10 +235,23 @@ public struct MockCDNStorage: CDNStorage {
 }
 
 /// One upload task with a delegate of its own: progress as the body is sent, the answer, cancellation.
+///
+/// The caller's continuation is resumed exactly once, by whichever comes first: the task's completion or
+/// the caller's cancellation. Cancellation does not wait for URLSession to report it: FoundationNetworking
+/// may report a task cancelled before it started on the delegate queue ahead of the operation that starts
+/// it, or not at all, and either would leave the caller waiting forever.
 final class UploadTask: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // Touched only from the session's serial delegate queue, and read after completion.
+    private enum Outcome {
+        case pending
+        case waiting(CheckedContinuation<(Data, Int), any Error>)
+        case finished(Result<(Data, Int), any Error>)
+        case delivered
+    }
+
+    // `received` is touched only from the session's serial delegate queue; `outcome` under `lock`.
     private var received = Data()
-    private var continuation: CheckedContinuation<(Data, Int), any Error>?
+    private let lock = NSLock()
+    private var outcome = Outcome.pending
     private let progress: (@Sendable (Double) -> Void)?
 
     private init(progress: (@Sendable (Double) -> Void)?) {
@@ -264,13 +277,43 @@ final class UploadTask: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         #endif
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                queue.addOperation {
-                    delegate.continuation = continuation
-                    task.resume()
-                }
+                // Started only when no outcome is known yet: a cancelled caller never sends a byte.
+                if delegate.wait(with: continuation) { task.resume() }
             }
         } onCancel: {
+            delegate.finish(.failure(CancellationError()))
             task.cancel()
+        }
+    }
+
+    /// Hands the caller's continuation over; true when the task should start, false when it was resumed
+    /// at once with an outcome that arrived first.
+    private func wait(with continuation: CheckedContinuation<(Data, Int), any Error>) -> Bool {
+        self.lock.lock()
+        guard case .finished(let result) = self.outcome else {
+            self.outcome = .waiting(continuation)
+            self.lock.unlock()
+            return true
+        }
+        self.outcome = .delivered
+        self.lock.unlock()
+        continuation.resume(with: result)
+        return false
+    }
+
+    /// Records the outcome; the first one wins, and reaches the caller once it waits.
+    private func finish(_ result: Result<(Data, Int), any Error>) {
+        self.lock.lock()
+        switch self.outcome {
+        case .pending:
+            self.outcome = .finished(result)
+            self.lock.unlock()
+        case .waiting(let continuation):
+            self.outcome = .delivered
+            self.lock.unlock()
+            continuation.resume(with: result)
+        case .finished, .delivered:
+            self.lock.unlock()
         }
     }
 
@@ -290,15 +333,13 @@ final class UploadTask: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let continuation = self.continuation
-        self.continuation = nil
         if let error {
             let cancelled = (error as? URLError)?.code == .cancelled
-            continuation?.resume(
-                throwing: cancelled ? CancellationError() : MockCDNClientError.network(error.localizedDescription)
+            self.finish(
+                .failure(cancelled ? CancellationError() : MockCDNClientError.network(error.localizedDescription))
             )
         } else {
-            continuation?.resume(returning: (self.received, (task.response as? HTTPURLResponse)?.statusCode ?? 0))
+            self.finish(.success((self.received, (task.response as? HTTPURLResponse)?.statusCode ?? 0)))
         }
     }
 }

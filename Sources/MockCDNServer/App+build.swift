@@ -5,6 +5,8 @@ import HummingbirdCore
 import Logging
 import MockCDNCore
 import NIOCore
+import ServiceLifecycle
+import UnixSignals
 
 /// Builds the MockCDN application: the same one `mockcdn serve` runs and the tests start on port 0.
 ///
@@ -65,7 +67,21 @@ public func runServer(_ configuration: ServerConfiguration) async throws {
         // Written straight to the descriptor: stdout is block-buffered when piped, and scripts wait for it.
         FileHandle.standardOutput.write(Data((banner(baseURL, token) + "\n").utf8))
     }
-    try await app.runService()
+    try await serviceGroup(running: app, stoppingOn: [.sigint, .sigterm], logger: Logger(label: "mockcdn")).run()
+}
+
+/// The service group that runs MockCDN: on `signals` (or `triggerGracefulShutdown`) it stops listening and
+/// lets requests in flight finish, but for at most ten seconds; then it cancels them. A handler that never
+/// ends (a peer that stops reading, a stuck render) cannot keep a stop, or a test's end, waiting forever.
+public func serviceGroup(
+    running app: some ApplicationProtocol,
+    stoppingOn signals: [UnixSignal],
+    logger: Logger
+) -> ServiceGroup {
+    var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: signals, logger: logger)
+    configuration.maximumGracefulShutdownDuration = .seconds(10)
+    configuration.maximumCancellationDuration = .seconds(5)
+    return ServiceGroup(configuration: configuration)
 }
 
 /// IPv6 literals need brackets inside a URL.

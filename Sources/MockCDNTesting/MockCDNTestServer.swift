@@ -43,13 +43,11 @@ public enum MockCDNTestServer {
             readyContinuation.yield(baseURL)
             readyContinuation.finish()
         }
-        let serviceGroup = ServiceGroup(
-            configuration: .init(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "mockcdn.testing"))
-        )
+        let services = serviceGroup(running: app, stoppingOn: [], logger: Logger(label: "mockcdn.testing"))
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 defer { readyContinuation.finish() }
-                try await serviceGroup.run()
+                try await services.run()
             }
             var readyIterator = ready.makeAsyncIterator()
             guard let baseURL = await readyIterator.next(), let url = URL(string: baseURL) else {
@@ -60,11 +58,11 @@ public enum MockCDNTestServer {
             let configured = configuration
             do {
                 let result = try await body(RunningMockCDN(baseURL: url, configuration: configured))
-                await serviceGroup.triggerGracefulShutdown()
+                await services.triggerGracefulShutdown()
                 try await group.waitForAll()
                 return result
             } catch {
-                await serviceGroup.triggerGracefulShutdown()
+                await services.triggerGracefulShutdown()
                 try? await group.waitForAll()
                 throw error
             }

@@ -204,6 +204,30 @@ struct ClientEndToEndTests {
         }
     }
 
+    /// `operation`'s result, or nil once `seconds` pass. A hung operation is left behind, not waited for,
+    /// so a hang fails the test instead of stopping the run.
+    static func finishes<T: Sendable>(
+        within seconds: Int,
+        _ operation: @escaping @Sendable () async -> T
+    ) async -> T? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+            let delivered = Mutex(false)
+            let deliver: @Sendable (T?) -> Void = { value in
+                if delivered.withLock({ done in
+                    defer { done = true }
+                    return !done
+                }) {
+                    continuation.resume(returning: value)
+                }
+            }
+            Task { deliver(await operation()) }
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                deliver(nil)
+            }
+        }
+    }
+
     @Test("cancelling an upload in flight ends it with CancellationError")
     func cancellation() async throws {
         try await Self.run { server in
@@ -214,7 +238,8 @@ struct ClientEndToEndTests {
             }
             try await Task.sleep(for: .milliseconds(300))
             task.cancel()
-            await #expect(throws: CancellationError.self) { _ = try await task.value }
+            let outcome = try #require(await Self.finishes(within: 20) { await task.result }, "the upload hung")
+            #expect(throws: CancellationError.self) { try outcome.get() }
             // (Bytes already in the socket buffers still reach the server: a cancel cannot unsend them.)
 
             // Cancelling at any moment, even while the body is being read, ends cleanly: no crash, no hang.
@@ -228,9 +253,33 @@ struct ClientEndToEndTests {
                     }
                     try await Task.sleep(for: .milliseconds(delay))
                     early.cancel()
-                    _ = try? await early.value
+                    let ended: Bool? = await Self.finishes(within: 20) {
+                        _ = await early.result
+                        return true
+                    }
+                    #expect(ended == true, "an upload cancelled after \(delay) ms hung")
                 }
             }
+        }
+    }
+
+    @Test("an upload cancelled before it starts ends at once with CancellationError and sends nothing")
+    func cancelledBeforeStart() async throws {
+        try await Self.run { server in
+            let client = Self.client(server)
+            for _ in 0..<20 {
+                let (gate, open) = AsyncStream.makeStream(of: Void.self)
+                let task = Task {
+                    for await _ in gate {}
+                    return try await client.storage.upload(data: Data(count: 1024), options: .init(fileName: "x.bin"))
+                }
+                task.cancel()
+                open.finish()
+                let outcome = try #require(await Self.finishes(within: 20) { await task.result }, "the upload hung")
+                #expect(throws: CancellationError.self) { try outcome.get() }
+            }
+            let uploads = try await Self.journal(server, "?method=POST")
+            #expect(uploads.isEmpty)
         }
     }
 }

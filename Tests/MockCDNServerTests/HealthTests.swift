@@ -138,6 +138,7 @@ struct ServeSettingsTests {
             """
         )
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let fromFile = try ServerConfiguration.resolve(flags: ServeSettings(config: file), environment: [:])
         #expect(fromFile.host == "0.0.0.0" && fromFile.port == 9000 && fromFile.logLevel == .debug)
         #expect(fromFile.dataDirectory == folder + "/data" && fromFile.fixturesDirectory == folder + "/media")
@@ -157,10 +158,13 @@ struct ServeSettingsTests {
         )
         #expect(fromFlags.port == 9200 && fromFlags.journalCapacity == 20 && fromFlags.fixturesDirectory == nil)
 
-        let noFixtures = try ServerConfiguration.resolve(
-            flags: ServeSettings(config: try Self.configFile("server:\n  fixtures: none\n")),
-            environment: [:]
-        )
+        let noFixturesFile = try Self.configFile("server:\n  fixtures: none\n")
+        defer {
+            try? FileManager.default.removeItem(
+                atPath: URL(fileURLWithPath: noFixturesFile).deletingLastPathComponent().path
+            )
+        }
+        let noFixtures = try ServerConfiguration.resolve(flags: ServeSettings(config: noFixturesFile), environment: [:])
         #expect(noFixtures.fixturesDirectory == nil)
 
         let defaults = try ServerConfiguration.resolve(flags: ServeSettings(), environment: [:])

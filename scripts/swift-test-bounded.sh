@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs `swift test` with a wall-clock bound, so that a test that hangs fails the run in minutes instead of
+# holding CI until its own limit. On expiry it names the tests that started and never finished, prints the
+# test process's thread stacks (when gdb is there), kills it and exits non-zero.
+#
+#   scripts/swift-test-bounded.sh SECONDS [swift test arguments...]
+set -u
+limit=$1
+shift
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# Line-buffered, so that what a killed run printed last is all there; in a session of its own, so that the
+# whole tree (swift test and the test process) can be stopped.
+setsid stdbuf -oL -eL "${SWIFT:-swift}" test "$@" >"$log" 2>&1 &
+runner=$!
+tail -n +1 -f --pid="$runner" "$log" &
+deadline=$((SECONDS + limit))
+while kill -0 "$runner" 2>/dev/null; do
+    if ((SECONDS >= deadline)); then
+        sleep 1
+        echo "swift test: still running after ${limit} s; tests started and not finished:"
+        python3 - "$log" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+ended = set(re.findall(r'[✔✘] Test "([^"]+)"', text))
+for name in dict.fromkeys(re.findall(r'◇ Test "([^"]+)" started', text)):
+    if name not in ended:
+        print("  -", name)
+PY
+        for pid in $(pgrep -s "$runner" -f 'PackageTests.xctest'); do
+            if command -v gdb >/dev/null; then
+                echo "thread stacks of $pid:"
+                timeout 60 gdb -p "$pid" -batch -ex "thread apply all bt 12" 2>/dev/null | grep -E '^(Thread|#)'
+            fi
+        done
+        kill -9 -- "-$runner"
+        wait "$runner"
+        exit 124
+    fi
+    sleep 2
+done
+wait "$runner"
