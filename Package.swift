@@ -110,10 +110,27 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // MARK: - Tests
+        // Test images from raw pixels and back, which the server never needs: C over libvips, and Swift.
+        .target(
+            name: "CTestImages",
+            dependencies: ["CVips"],
+            path: "Tests/CTestImages"
+        ),
+        .target(
+            name: "MockCDNTestImages",
+            dependencies: [
+                "CTestImages",
+                "MockCDNCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/MockCDNTestImages",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "MockCDNCoreTests",
             dependencies: [
                 "MockCDNCore",
+                "MockCDNTestImages",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
@@ -123,6 +140,7 @@ let package = Package(
             dependencies: [
                 "MockCDNCore",
                 "MockCDNServer",
+                "MockCDNTestImages",
                 "MockCDNTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -142,7 +160,7 @@ let package = Package(
         ),
         .testTarget(
             name: "mockcdnTests",
-            dependencies: ["mockcdn"],
+            dependencies: ["mockcdn", "MockCDNServer"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -116,10 +116,6 @@ int CMockCDNCrypto_sha256(const void *data, size_t length, void *out) {
     return digest(EVP_sha256(), data, length, out);
 }
 
-int CMockCDNCrypto_sha1(const void *data, size_t length, void *out) {
-    return digest(EVP_sha1(), data, length, out);
-}
-
 CMockCDNSHA256 *CMockCDNCrypto_sha256_new(void) {
     EVP_MD_CTX *context = EVP_MD_CTX_new();
     if (context == NULL) return NULL;

@@ -424,50 +424,6 @@ int CVipsShim_resize(
     return ok;
 }
 
-int CVipsShim_encode_pixels(
-    const void *pixels, size_t length, int width, int height, int bands, int page_height, CVipsShimFormat format,
-    int quality, void **out, size_t *out_length, char **error) {
-    *error = NULL;
-    *out = NULL;
-    *out_length = 0;
-    if (!CVipsShim_initialize(error)) return 0;
-    if (width < 1 || height < 1 || bands < 1 || bands > 4 || (size_t)width * height * bands != length) {
-        *error = g_strdup("pixel buffer does not match width x height x bands");
-        return 0;
-    }
-    VipsImage *image = vips_image_new_from_memory(pixels, length, width, height, bands, VIPS_FORMAT_UCHAR);
-    if (image == NULL) return fail(error, "cannot wrap pixels");
-    if (page_height > 0 && page_height < height && height % page_height == 0) {
-        vips_image_set_int(image, VIPS_META_PAGE_HEIGHT, page_height);
-    }
-    int ok = encode(image, format, quality, out, out_length, error);
-    g_object_unref(image);
-    return ok;
-}
-
-int CVipsShim_decode_pixels(
-    const void *data, size_t length, void **pixels, size_t *pixels_length, int *width, int *height, int *bands,
-    char **error) {
-    *error = NULL;
-    *pixels = NULL;
-    *pixels_length = 0;
-    VipsImage *image = open_header(data, length, error);
-    if (image == NULL) return 0;
-    VipsImage *uchar = NULL;
-    if (vips_cast_uchar(image, &uchar, NULL) != 0) {
-        g_object_unref(image);
-        return fail(error, "cannot convert to 8-bit");
-    }
-    g_object_unref(image);
-    *pixels = vips_image_write_to_memory(uchar, pixels_length);
-    *width = vips_image_get_width(uchar);
-    *height = vips_image_get_height(uchar);
-    *bands = vips_image_get_bands(uchar);
-    g_object_unref(uchar);
-    if (*pixels == NULL) return fail(error, "decode failed");
-    return 1;
-}
-
 void CVipsShim_free(void *pointer) {
     g_free(pointer);
 }

@@ -121,17 +121,6 @@ struct CryptoTests {
         #expect(hasher.finalize().hexString == expected)
     }
 
-    @Test(
-        "NIST SHA-1 vectors",
-        arguments: [
-            ("", "da39a3ee5e6b4b0d3255bfef95601890afd80709"),
-            ("abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),
-        ]
-    )
-    func sha1(message: String, expected: String) {
-        #expect(Digest.sha1(message).hexString == expected)
-    }
-
     @Test("constant-time compare")
     func constantTimeEqual() {
         let mac = HMAC.sha256("message", key: "key")

@@ -1,4 +1,5 @@
 import MockCDNCore
+import MockCDNTestImages
 import NIOCore
 import Testing
 
@@ -11,7 +12,7 @@ struct VipsTests {
     static let blue: [UInt8] = [0, 0, 255]
 
     /// Three equal bands, red then green then blue: left to right (`vertical` false), or top to bottom.
-    static func bands(width: Int, height: Int, vertical: Bool) -> Vips.Pixels {
+    static func bands(width: Int, height: Int, vertical: Bool) -> TestImages.Pixels {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(width * height * 3)
         for y in 0..<height {
@@ -20,16 +21,16 @@ struct VipsTests {
                 bytes += [red, green, blue][band]
             }
         }
-        return Vips.Pixels(width: width, height: height, bands: 3, bytes: bytes)
+        return TestImages.Pixels(width: width, height: height, bands: 3, bytes: bytes)
     }
 
     static func png(width: Int, height: Int, vertical: Bool = false) throws -> ByteBuffer {
-        try Vips.encode(bands(width: width, height: height, vertical: vertical), format: .png)
+        try TestImages.encode(bands(width: width, height: height, vertical: vertical), format: .png)
     }
 
     @Test("probe reads size, frames and format", arguments: [Vips.OutputFormat.png, .jpeg, .webp, .gif])
     func probe(format: Vips.OutputFormat) throws {
-        let image = try Vips.encode(Self.bands(width: 120, height: 45, vertical: false), format: format)
+        let image = try TestImages.encode(Self.bands(width: 120, height: 45, vertical: false), format: format)
         let header = try Vips.probe(image)
         let expected: ImageFormat = [.png: .png, .jpeg: .jpeg, .webp: .webp, .gif: .gif][format]!
         #expect(header == ImageHeader(width: 120, height: 45, frames: 1, format: expected))
@@ -107,7 +108,7 @@ struct VipsTests {
     func coverAnchor(anchor: Vips.Anchor, vertical: Bool, expected: [UInt8]) throws {
         let source = try Self.png(width: vertical ? 100 : 300, height: vertical ? 300 : 100, vertical: vertical)
         let output = try Vips.resize(source, width: 90, height: 90, mode: .cover, anchor: anchor, format: .png)
-        let pixels = try Vips.decode(output)
+        let pixels = try TestImages.decode(output)
         #expect(pixels.width == 90 && pixels.height == 90)
         for (x, y) in [(45, 45), (10, 10), (80, 80), (10, 80), (80, 10)] {
             #expect(Array(pixels[x, y]) == expected, "pixel (\(x), \(y))")
@@ -123,7 +124,7 @@ struct VipsTests {
             mode: .pad,
             format: .png
         )
-        let pixels = try Vips.decode(output)
+        let pixels = try TestImages.decode(output)
         #expect(Array(pixels[75, 5]) == [0, 0, 0])
         #expect(Array(pixels[75, 144]) == [0, 0, 0])
         #expect(Array(pixels[75, 75]) == Self.green)
@@ -149,7 +150,7 @@ struct VipsTests {
             try Vips.resize(source, width: 0, height: 10, mode: .fit, format: .png)
         }
         #expect(throws: MockCDNError.imageFailure) {
-            try Vips.encode(Vips.Pixels(width: 10, height: 10, bands: 3, bytes: [1, 2, 3]), format: .png)
+            try TestImages.encode(TestImages.Pixels(width: 10, height: 10, bands: 3, bytes: [1, 2, 3]), format: .png)
         }
         #expect(throws: MockCDNError.imageFailure) {
             try Vips.resize(ByteBuffer(string: "nope"), width: 10, height: 10, mode: .cover, format: .png)
@@ -237,7 +238,7 @@ struct VipsTests {
         let source = Self.bmp(width: 40, height: 20, bits: bits, topDown: topDown)
         #expect(try Vips.probe(source) == ImageHeader(width: 40, height: 20, frames: 1, format: .bmp))
         let output = try Vips.resize(source, width: 20, height: 20, mode: .fit, format: .png)
-        let pixels = try Vips.decode(output)
+        let pixels = try TestImages.decode(output)
         #expect(pixels.width == 20 && pixels.height == 10)
         #expect(Array(pixels[2, 5]) == [255, 0, 0])
         #expect(Array(pixels[17, 5]) == [0, 0, 255])

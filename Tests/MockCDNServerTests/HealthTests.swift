@@ -139,7 +139,7 @@ struct ServeSettingsTests {
         )
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let fromFile = try ServerConfiguration.resolve(flags: ServeSettings(config: file), environment: [:])
+        let fromFile = try ServerConfiguration.resolve(flags: ServeSettings(flags: [.config: file]), environment: [:])
         #expect(fromFile.host == "0.0.0.0" && fromFile.port == 9000 && fromFile.logLevel == .debug)
         #expect(fromFile.dataDirectory == folder + "/data" && fromFile.fixturesDirectory == folder + "/media")
         #expect(fromFile.journalCapacity == 10 && fromFile.variantCacheBytes == 8 * 1024 * 1024)
@@ -153,7 +153,7 @@ struct ServeSettingsTests {
         #expect(fromEnvironment.host == "0.0.0.0", "an empty variable counts as unset")
 
         let fromFlags = try ServerConfiguration.resolve(
-            flags: ServeSettings(port: 9200, fixtures: "none"),
+            flags: ServeSettings(flags: [.port: "9200", .fixtures: "none"]),
             environment: environment
         )
         #expect(fromFlags.port == 9200 && fromFlags.journalCapacity == 20 && fromFlags.fixturesDirectory == nil)
@@ -164,7 +164,10 @@ struct ServeSettingsTests {
                 atPath: URL(fileURLWithPath: noFixturesFile).deletingLastPathComponent().path
             )
         }
-        let noFixtures = try ServerConfiguration.resolve(flags: ServeSettings(config: noFixturesFile), environment: [:])
+        let noFixtures = try ServerConfiguration.resolve(
+            flags: ServeSettings(flags: [.config: noFixturesFile]),
+            environment: [:]
+        )
         #expect(noFixtures.fixturesDirectory == nil)
 
         let defaults = try ServerConfiguration.resolve(flags: ServeSettings(), environment: [:])
@@ -175,14 +178,15 @@ struct ServeSettingsTests {
     @Test(
         "bad values from any layer fail with the reason",
         arguments: [
-            ([String: String](), ServeSettings(port: 70000), "port must be 0...65535"),
+            ([String: String](), ServeSettings(flags: [.port: "70000"]), "--port must be 0...65535"),
             (["MOCKCDN_PORT": "eighty"], ServeSettings(), "MOCKCDN_PORT must be an integer"),
-            (["MOCKCDN_LOG_LEVEL": "loud"], ServeSettings(), "log level must be one of"),
-            ([:], ServeSettings(adminToken: "short"), "admin token must be at least 16 characters"),
-            ([:], ServeSettings(journalSize: 0), "journal size must be 1...100000"),
-            ([:], ServeSettings(idleTimeout: 0), "idle timeout (seconds) must be 1...3600"),
-            ([:], ServeSettings(memoryStoreMB: 0), "memory store (MiB) must be 1...1048576"),
-            ([:], ServeSettings(variantCacheMB: -1), "variant cache must be 0...65536 MiB"),
+            (["MOCKCDN_LOG_LEVEL": "loud"], ServeSettings(), "MOCKCDN_LOG_LEVEL must be one of trace, debug"),
+            ([:], ServeSettings(flags: [.adminToken: "short"]), "--admin-token must be at least 16 characters"),
+            ([:], ServeSettings(flags: [.journalSize: "0"]), "--journal-size must be 1...100000"),
+            ([:], ServeSettings(flags: [.idleTimeout: "0"]), "--idle-timeout must be 1...3600"),
+            ([:], ServeSettings(flags: [.memoryStoreMB: "0"]), "--memory-store-mb must be 1...1048576"),
+            ([:], ServeSettings(flags: [.variantCacheMB: "-1"]), "--variant-cache-mb must be 0...65536"),
+            ([:], ServeSettings(flags: [.maxConnections: "1e3"]), "--max-connections must be an integer"),
         ]
     )
     func invalid(_ environment: [String: String], _ flags: ServeSettings, _ message: String) {

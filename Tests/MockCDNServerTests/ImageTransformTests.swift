@@ -1,5 +1,6 @@
 import Foundation
 import MockCDNCore
+import MockCDNTestImages
 import NIOCore
 import Testing
 
@@ -83,7 +84,7 @@ struct ImageTransformTests {
                     )
                     try #require(reply.status == 200, "\(label): \(reply.text)")
                     #expect(reply.header("content-type") == "image/png", "\(label)")
-                    let pixels = try Vips.decode(ByteBuffer(bytes: reply.body))
+                    let pixels = try TestImages.decode(ByteBuffer(bytes: reply.body))
                     let (width, height) = Self.expectedSize(source, resize)
                     #expect(
                         pixels.width == width && pixels.height == height,

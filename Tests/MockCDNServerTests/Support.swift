@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MockCDNCore
+import MockCDNTestImages
 import MockCDNTesting
 import NIOCore
 import Testing
@@ -138,13 +139,23 @@ enum Multipart {
 enum Media {
     static let pngSize = (width: 64, height: 48)
     static let png: Data = {
-        let pixels = Vips.Pixels(width: 64, height: 48, bands: 3, bytes: (0..<(64 * 48 * 3)).map { UInt8($0 % 251) })
-        return Data(try! Vips.encode(pixels, format: .png).readableBytesView)
+        let pixels = TestImages.Pixels(
+            width: 64,
+            height: 48,
+            bands: 3,
+            bytes: (0..<(64 * 48 * 3)).map { UInt8($0 % 251) }
+        )
+        return Data(try! TestImages.encode(pixels, format: .png).readableBytesView)
     }()
 
     static let jpeg: Data = {
-        let pixels = Vips.Pixels(width: 40, height: 30, bands: 3, bytes: Array(repeating: 128, count: 40 * 30 * 3))
-        return Data(try! Vips.encode(pixels, format: .jpeg).readableBytesView)
+        let pixels = TestImages.Pixels(
+            width: 40,
+            height: 30,
+            bands: 3,
+            bytes: Array(repeating: 128, count: 40 * 30 * 3)
+        )
+        return Data(try! TestImages.encode(pixels, format: .jpeg).readableBytesView)
     }()
 
     static let text = Data("plain text, not an image at all\n".utf8)
@@ -153,7 +164,7 @@ enum Media {
     static let bandColours: [[UInt8]] = [[220, 30, 30], [30, 200, 30], [30, 30, 220], [230, 220, 30]]
 
     /// Four equal bands of `bandColours`, side by side (`vertical`) or stacked, as RGB pixels.
-    static func bandPixels(width: Int, height: Int, vertical: Bool, frames: Int = 1) -> Vips.Pixels {
+    static func bandPixels(width: Int, height: Int, vertical: Bool, frames: Int = 1) -> TestImages.Pixels {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(width * height * frames * 3)
         for _ in 0..<frames {
@@ -163,7 +174,7 @@ enum Media {
                 }
             }
         }
-        return Vips.Pixels(width: width, height: height * frames, bands: 3, bytes: bytes)
+        return TestImages.Pixels(width: width, height: height * frames, bands: 3, bytes: bytes)
     }
 
     /// `bandPixels` encoded; several frames make an animation (GIF, WebP).
@@ -175,7 +186,7 @@ enum Media {
         frames: Int = 1
     ) -> Data {
         let pixels = bandPixels(width: width, height: height, vertical: vertical, frames: frames)
-        let encoded = try! Vips.encode(pixels, format: format, frameHeight: frames > 1 ? height : nil)
+        let encoded = try! TestImages.encode(pixels, format: format, frameHeight: frames > 1 ? height : nil)
         return Data(encoded.readableBytesView)
     }
 

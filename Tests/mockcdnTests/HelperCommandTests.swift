@@ -194,6 +194,6 @@ struct AdminProtectionTests {
             environment: ["MOCKCDN_LOG_LEVEL": "loud"]
         )
         #expect(status != 0)
-        #expect(stderr.contains("log level must be one of"), "\(stderr)")
+        #expect(stderr.contains("MOCKCDN_LOG_LEVEL must be one of trace, debug"), "\(stderr)")
     }
 }

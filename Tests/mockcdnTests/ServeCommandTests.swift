@@ -1,4 +1,5 @@
 import Foundation
+import MockCDNServer
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -139,6 +140,25 @@ struct ServeCommandTests {
         for secret in secrets + ["demo-secret-for-local-testing-only"] {
             #expect(!text.contains(secret), "the log holds \(secret)")
         }
+    }
+
+    @Test("--help lists exactly the settings of the table, each with its help, variable and default")
+    func helpFollowsTheTable() throws {
+        let (status, _, help) = try Self.runToExit(["serve", "--help"])
+        #expect(status == 0)
+        // ArgumentParser wraps lines; compare with whitespace collapsed.
+        let flat = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for setting in ServeSetting.all {
+            let bounds = setting.boundsText.map { "\($0); " } ?? ""
+            let expected = "\(setting.help) (\(setting.environmentVariable); \(bounds)default: \(setting.defaultText))"
+            #expect(flat.contains(expected), "\(setting)")
+        }
+        let options = help.split(separator: "\n").compactMap { line -> String? in
+            let words = line.split(separator: " ")
+            guard line.hasPrefix("  --"), let flag = words.first else { return nil }
+            return String(flag)
+        }
+        #expect(Set(options) == Set(ServeSetting.all.map(\.flag)), "one option per setting, and -h, --help")
     }
 
     @Test("a port out of range exits non-zero with a reason")

@@ -36,9 +36,8 @@ CMockCDNHMACKey *_Nullable CMockCDNCrypto_hmac_key_new(const void *_Nullable key
 int CMockCDNCrypto_hmac_key_mac(const CMockCDNHMACKey *key, const void *_Nullable data, size_t data_length, void *out);
 void CMockCDNCrypto_hmac_key_free(CMockCDNHMACKey *_Nullable key);
 
-/// SHA-256 (`out` 32 bytes) and SHA-1 (`out` 20 bytes) of a whole buffer.
+/// SHA-256 (`out` 32 bytes) of a whole buffer.
 int CMockCDNCrypto_sha256(const void *_Nullable data, size_t length, void *out);
-int CMockCDNCrypto_sha1(const void *_Nullable data, size_t length, void *out);
 
 CMockCDNSHA256 *_Nullable CMockCDNCrypto_sha256_new(void);
 int CMockCDNCrypto_sha256_update(CMockCDNSHA256 *state, const void *_Nullable data, size_t length);

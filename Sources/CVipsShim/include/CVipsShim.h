@@ -87,17 +87,6 @@ int CVipsShim_resize(
     CVipsShimControl *_Nullable control, void *_Nullable *_Nonnull out, size_t *out_length,
     char *_Nullable *_Nonnull error);
 
-/// Encodes 8-bit interleaved pixels (`bands` 1, 3 or 4 per pixel, row-major). A `page_height` that divides
-/// `height` makes the pixels a strip of frames (an animation, for GIF and WebP); 0 for a still image.
-int CVipsShim_encode_pixels(
-    const void *pixels, size_t length, int width, int height, int bands, int page_height, CVipsShimFormat format,
-    int quality, void *_Nullable *_Nonnull out, size_t *out_length, char *_Nullable *_Nonnull error);
-
-/// Decodes the first page of an encoded image to 8-bit interleaved pixels.
-int CVipsShim_decode_pixels(
-    const void *data, size_t length, void *_Nullable *_Nonnull pixels, size_t *pixels_length, int *width,
-    int *height, int *bands, char *_Nullable *_Nonnull error);
-
 void CVipsShim_free(void *_Nullable pointer);
 
 #pragma clang assume_nonnull end

@@ -54,28 +54,6 @@ public enum Vips {
         }
     }
 
-    /// Decoded 8-bit pixels, interleaved, row-major.
-    public struct Pixels: Sendable, Equatable {
-        public var width: Int
-        public var height: Int
-        /// Channels per pixel: 1 (grey), 3 (RGB) or 4 (RGBA).
-        public var bands: Int
-        public var bytes: [UInt8]
-
-        public init(width: Int, height: Int, bands: Int, bytes: [UInt8]) {
-            self.width = width
-            self.height = height
-            self.bands = bands
-            self.bytes = bytes
-        }
-
-        /// The channel values of the pixel at (`x`, `y`).
-        public subscript(x: Int, y: Int) -> ArraySlice<UInt8> {
-            let start = (y * self.width + x) * self.bands
-            return self.bytes[start..<start + self.bands]
-        }
-    }
-
     /// Starts libvips; called by every operation, cheap after the first time.
     ///
     /// - Throws: `MockCDNError.imageFailure` when libvips cannot start.
@@ -171,66 +149,6 @@ public enum Vips {
                 )
             }
         }
-    }
-
-    /// Encodes raw pixels, e.g. to make test images or fixtures.
-    ///
-    /// - Parameters:
-    ///   - pixels: the pixels.
-    ///   - format: the output format.
-    ///   - quality: 1...100, for JPEG and WebP.
-    ///   - frameHeight: makes the pixels a strip of frames this tall (an animated GIF or WebP).
-    /// - Returns: the encoded image.
-    /// - Throws: `MockCDNError.imageFailure` when the buffer does not match its size or encoding fails.
-    public static func encode(
-        _ pixels: Pixels,
-        format: OutputFormat,
-        quality: Int = 90,
-        frameHeight: Int? = nil
-    ) throws -> ByteBuffer {
-        try pixels.bytes.withUnsafeBytes { bytes in
-            try output { out, length, error in
-                CVipsShim_encode_pixels(
-                    bytes.baseAddress ?? emptyBase,
-                    bytes.count,
-                    Int32(clamping: pixels.width),
-                    Int32(clamping: pixels.height),
-                    Int32(clamping: pixels.bands),
-                    Int32(clamping: frameHeight ?? 0),
-                    format.shimValue,
-                    Int32(clamping: quality),
-                    &out,
-                    &length,
-                    &error
-                )
-            }
-        }
-    }
-
-    /// Decodes the first frame of an encoded image to 8-bit pixels.
-    ///
-    /// - Parameter data: the encoded image.
-    /// - Returns: the pixels.
-    /// - Throws: `MockCDNError.imageFailure` when vips cannot decode it.
-    public static func decode(_ data: ByteBuffer) throws -> Pixels {
-        var width: Int32 = 0
-        var height: Int32 = 0
-        var bands: Int32 = 0
-        let bytes = try data.withUnsafeReadableBytes { bytes in
-            try output { out, length, error in
-                CVipsShim_decode_pixels(
-                    bytes.baseAddress ?? emptyBase,
-                    bytes.count,
-                    &out,
-                    &length,
-                    &width,
-                    &height,
-                    &bands,
-                    &error
-                )
-            }
-        }
-        return Pixels(width: Int(width), height: Int(height), bands: Int(bands), bytes: Array(bytes.readableBytesView))
     }
 
     // MARK: - Helpers

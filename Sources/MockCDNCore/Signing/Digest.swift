@@ -12,16 +12,6 @@ public enum Digest {
         }
     }
 
-    /// SHA-1 of `data` (CloudFront's default signature hash; not for anything new).
-    ///
-    /// - Parameter data: the bytes to hash.
-    /// - Returns: 20 bytes.
-    public static func sha1(_ data: some ContiguousBytesView) -> [UInt8] {
-        data.withBytes { bytes in
-            digest(length: Int(CMOCKCDN_SHA1_LENGTH)) { CMockCDNCrypto_sha1(bytes.baseAddress, bytes.count, $0) }
-        }
-    }
-
     private static func digest(length: Int, _ body: (UnsafeMutableRawPointer) -> Int32) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
             // libcrypto only fails here when it cannot allocate, which Swift treats as fatal too.

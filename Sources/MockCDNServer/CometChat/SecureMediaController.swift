@@ -206,16 +206,15 @@ struct SecureMediaController {
             throw CometChatError.badRequest(error.message)
         }
         guard let text = body.url, !text.isEmpty else { throw CometChatError.invalidURL("url is required") }
-        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = url.percentEncodedHost, !host.isEmpty
-        else { throw CometChatError.invalidURL("url must be an absolute http or https URL") }
-        let authority = LinkSigner.withoutDefaultPort(host + (url.port.map { ":\($0)" } ?? ""))
+        guard let url = MediaURL(text) else {
+            throw CometChatError.invalidURL("url must be an absolute http or https URL")
+        }
         let base = self.services.links.base(for: request)
         let mediaHosts = [LinkSigner.authority(of: base), LinkSigner.authority(of: self.services.links.baseURL)]
-        guard mediaHosts.contains(authority) else {
+        guard mediaHosts.contains(url.authority) else {
             throw CometChatError.invalidURL("url is not on this media host (\(mediaHosts[0]))")
         }
-        guard let key = try? ObjectKey(app: app.id, percentEncodedPath: url.percentEncodedPath) else {
+        guard let key = url.key(in: app.id) else {
             throw CometChatError.invalidURL("url is not a media URL of app \(app.id)")
         }
         guard try await self.services.store.metadata(for: key) != nil else {

@@ -70,36 +70,8 @@ public struct ConfigurationFile: Decodable, Sendable {
         }
     }
 
-    /// The `server:` section: what `mockcdn serve` flags and `MOCKCDN_*` variables also set.
-    struct Server: Decodable {
-        let host: String?
-        let port: Int?
-        let dataDirectory: String?
-        let publicURL: String?
-        let logLevel: String?
-        let variantCacheMB: Int?
-        let fixtures: String?
-        let adminToken: String?
-        let journalSize: Int?
-        let idleTimeout: Int?
-        let maxConnections: Int?
-        let memoryStoreMB: Int?
-
-        enum CodingKeys: String, CodingKey {
-            case host, port, fixtures
-            case dataDirectory = "data_dir"
-            case publicURL = "public_url"
-            case logLevel = "log_level"
-            case variantCacheMB = "variant_cache_mb"
-            case adminToken = "admin_token"
-            case journalSize = "journal_size"
-            case idleTimeout = "idle_timeout"
-            case maxConnections = "max_connections"
-            case memoryStoreMB = "memory_store_mb"
-        }
-    }
-
-    let server: Server?
+    /// The `server:` section: the settings of `ServeSetting`, by name, as text.
+    let server: [String: String]?
     let apps: [App]?
 
     /// The largest config file read.
@@ -112,25 +84,18 @@ public struct ConfigurationFile: Decodable, Sendable {
     /// - Throws: `MockCDNError.invalidConfiguration` naming the file and, from the YAML parser, the line.
     public static func settings(from path: String) throws -> ServeSettings {
         let (file, folder) = try self.read(path)
-        guard let server = file.server else { return ServeSettings() }
-        func resolved(_ relative: String?) -> String? {
-            relative.map { URL(fileURLWithPath: $0, relativeTo: folder).path }
+        var values: [ServeSetting: ServeSettings.Value] = [:]
+        for (name, text) in file.server ?? [:] {
+            guard let setting = ServeSetting.all.first(where: { $0.name == name }), let key = setting.configKey else {
+                throw MockCDNError.invalidConfiguration("\(path): server.\(name) is not a setting")
+            }
+            // A path is relative to the file's folder; `none` for fixtures, as with the flag, is a word.
+            let resolved =
+                setting.kind == .path && !(setting == .fixtures && text == "none")
+                ? URL(fileURLWithPath: text, relativeTo: folder).path : text
+            values[setting] = ServeSettings.Value(text: resolved, source: "\(path): \(key)")
         }
-        return ServeSettings(
-            host: server.host,
-            port: server.port,
-            dataDirectory: resolved(server.dataDirectory),
-            publicURL: server.publicURL,
-            logLevel: server.logLevel,
-            variantCacheMB: server.variantCacheMB,
-            // `none` turns preloading off, as the flag does; anything else is a folder.
-            fixtures: server.fixtures == "none" ? "none" : resolved(server.fixtures),
-            adminToken: server.adminToken,
-            journalSize: server.journalSize,
-            idleTimeout: server.idleTimeout,
-            maxConnections: server.maxConnections,
-            memoryStoreMB: server.memoryStoreMB
-        )
+        return ServeSettings(values: values)
     }
 
     /// Reads the file and resolves key paths against its folder.

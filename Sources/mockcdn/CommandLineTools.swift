@@ -1,15 +1,16 @@
 import Foundation
 import MockCDNCore
+import MockCDNServer
 
 /// The work behind `mockcdn token`, `mockcdn sign` and `mockcdn keys`: the same signing code the server
 /// verifies with, for the apps of the same configuration.
-public enum CommandLineTools {
+enum CommandLineTools {
     /// The app `id` (or the default app) of the config file at `config` (or of `MOCKCDN_CONFIG`, or the
     /// built-in demo app).
     ///
     /// - Throws: `MockCDNError.invalidConfiguration` for an unknown app or a bad file.
-    public static func app(id: String?, config: String?, environment: [String: String]) throws -> MediaApp {
-        let path = config ?? environment["MOCKCDN_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+    static func app(id: String?, config: String?, environment: [String: String]) throws -> MediaApp {
+        let path = config ?? environment[ServeSetting.config.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
         let configurations = try path.map(ConfigurationFile.apps(from:)) ?? [.demo]
         guard let configuration = id.map({ id in configurations.first { $0.appID == id } }) ?? configurations.first
         else {
@@ -22,7 +23,7 @@ public enum CommandLineTools {
     }
 
     /// A Stream JWT: `{"server":true}`, or `{"user_id":...}`; with `exp` when a lifetime is given.
-    public static func streamToken(app: MediaApp, user: String?, lifetime: Int64?, now: Int64) -> String {
+    static func streamToken(app: MediaApp, user: String?, lifetime: Int64?, now: Int64) -> String {
         var claims: [String: any Sendable] = user.map { ["user_id": $0] } ?? ["server": true]
         if let lifetime {
             claims["iat"] = now
@@ -32,7 +33,7 @@ public enum CommandLineTools {
     }
 
     /// A File Access Token for `user`, valid for `lifetime` seconds from `now`.
-    public static func fileAccessToken(app: MediaApp, user: String, lifetime: Int64, now: Int64) -> String {
+    static func fileAccessToken(app: MediaApp, user: String, lifetime: Int64, now: Int64) -> String {
         FileAccessToken.issue(
             FileAccessClaims(appID: app.id, userID: user, issuedAt: now, expiresAt: now + lifetime),
             key: app.secretKey
@@ -44,7 +45,7 @@ public enum CommandLineTools {
     ///
     /// - Throws: `MockCDNError.invalidConfiguration` when the URL is not an absolute http(s) URL,
     ///   `.invalidKeyMaterial` when the active key has no private half.
-    public static func cloudFrontURL(
+    static func cloudFrontURL(
         _ url: String,
         app: MediaApp,
         expires: Int64,
@@ -68,7 +69,7 @@ public enum CommandLineTools {
     /// secret in its S3 region, as `POST /v1/apps/{app}/presign` makes it.
     ///
     /// - Throws: `MockCDNError.invalidConfiguration` when the URL is not an http(s) URL of the app.
-    public static func presignedURL(_ url: String, app: MediaApp, lifetime: Int64, now: Int64) throws -> String {
+    static func presignedURL(_ url: String, app: MediaApp, lifetime: Int64, now: Int64) throws -> String {
         let (scheme, authority, path) = try self.mediaURL(url, app: app)
         guard (1...SigV4.maximumExpires).contains(lifetime) else {
             throw MockCDNError.invalidConfiguration("the lifetime must be 1...\(SigV4.maximumExpires) seconds")
@@ -93,7 +94,7 @@ public enum CommandLineTools {
     /// - Returns: the presigned URL.
     /// - Throws: `MockCDNError.invalidConfiguration` when the URL is not an http(s) URL of the app, or `expires`
     ///   is not 0...9999999999 (ten digits, the most `Expires` MockCDN reads).
-    public static func sigV2PresignedURL(_ url: String, app: MediaApp, expires: Int64) throws -> String {
+    static func sigV2PresignedURL(_ url: String, app: MediaApp, expires: Int64) throws -> String {
         let (scheme, authority, path) = try self.mediaURL(url, app: app)
         guard (0...9_999_999_999).contains(expires) else {
             throw MockCDNError.invalidConfiguration("Expires must be 0...9999999999 (Unix seconds)")
@@ -110,14 +111,10 @@ public enum CommandLineTools {
 
     /// The scheme, authority (default port left out) and decoded path of an http(s) URL of `app`'s objects.
     private static func mediaURL(_ url: String, app: MediaApp) throws -> (String, String, String) {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.percentEncodedHost, !host.isEmpty,
-            let key = try? ObjectKey(app: app.id, percentEncodedPath: components.percentEncodedPath)
-        else {
+        guard let media = MediaURL(url), let key = media.key(in: app.id) else {
             throw MockCDNError.invalidConfiguration("\(url.prefix(200)) is not an http(s) URL under /\(app.id)/")
         }
-        let port = components.port.map { ":\($0)" } ?? ""
-        return (scheme, LinkSigner.withoutDefaultPort(host + port), "/" + key.rawValue)
+        return (media.scheme, media.authority, "/" + key.rawValue)
     }
 
     /// The app's key pairs: id, status and public key PEM; with `directory`, each pair's PEM files are
@@ -125,7 +122,7 @@ public enum CommandLineTools {
     ///
     /// - Returns: what to print.
     /// - Throws: `MockCDNError.storageFailure` when a file cannot be written.
-    public static func keys(app: MediaApp, exportTo directory: String?) throws -> String {
+    static func keys(app: MediaApp, exportTo directory: String?) throws -> String {
         var lines: [String] = []
         for pair in app.keyPairs {
             let publicPEM = try pair.key.publicKeyPEM
