@@ -165,3 +165,46 @@ struct CryptoTests {
         if let parsed { #expect(HTTPDate.format(parsed) == text) }
     }
 }
+
+@Suite("Base64 in the credentials' three alphabets")
+struct Base64Tests {
+    @Test(
+        "RFC 4648's vectors in each alphabet, and back",
+        arguments: [
+            ("", "", "", ""), ("f", "Zg==", "Zg", "Zg__"), ("fo", "Zm8=", "Zm8", "Zm8_"),
+            ("foo", "Zm9v", "Zm9v", "Zm9v"),
+            ("foob", "Zm9vYg==", "Zm9vYg", "Zm9vYg__"), ("fooba", "Zm9vYmE=", "Zm9vYmE", "Zm9vYmE_"),
+            ("foobar", "Zm9vYmFy", "Zm9vYmFy", "Zm9vYmFy"),
+        ]
+    )
+    func vectors(text: String, standard: String, url: String, cloudFront: String) {
+        for (alphabet, encoded) in [(Base64.Alphabet.standard, standard), (.url, url), (.cloudFront, cloudFront)] {
+            #expect(Base64.encode(text, alphabet) == encoded)
+            #expect(Base64.decode(encoded, alphabet) == Array(text.utf8))
+        }
+    }
+
+    @Test("+ and / have their own characters in each alphabet")
+    func specialCharacters() {
+        let bytes: [UInt8] = [0xFB, 0xFF, 0xBF]  // "+/+/" in the standard alphabet
+        #expect(Base64.encode(bytes, .standard) == "+/+/")
+        #expect(Base64.encode(bytes, .url) == "-_-_")
+        #expect(Base64.encode(bytes, .cloudFront) == "-~-~")
+        for (alphabet, encoded) in [(Base64.Alphabet.standard, "+/+/"), (.url, "-_-_"), (.cloudFront, "-~-~")] {
+            #expect(Base64.decode(encoded, alphabet) == bytes)
+        }
+        #expect(Base64.decode("+/+/", .cloudFront) == bytes, "CloudFront reads the standard alphabet too")
+    }
+
+    @Test(
+        "characters outside an alphabet are refused",
+        arguments: [
+            ("+/+/", Base64.Alphabet.url), ("Zg==", .url), ("-_-_", .standard), ("Zm 9v", .standard),
+            ("Zm9v\u{0}", .cloudFront),
+            ("Zm9vé", .url),
+        ]
+    )
+    func refused(text: String, alphabet: Base64.Alphabet) {
+        #expect(Base64.decode(text, alphabet) == nil)
+    }
+}

@@ -32,8 +32,8 @@ struct JWTTests {
     ///   - secret: the HMAC key.
     /// - Returns: `header.payload.signature`.
     static func token(payload: [UInt8], header: String, secret: String) -> String {
-        let input = JWT.base64URL(Array(header.utf8)) + "." + JWT.base64URL(payload)
-        return input + "." + JWT.base64URL(HMAC.sha256(input, key: secret))
+        let input = Base64.encode(Array(header.utf8), .url) + "." + Base64.encode(payload, .url)
+        return input + "." + Base64.encode(HMAC.sha256(input, key: secret), .url)
     }
 
     @Test(

@@ -113,7 +113,7 @@ struct JournalRedactionTests {
     @Test("ordinary parameters and paths stay as sent, signed-link parameters that are not secrets included")
     func ordinaryStaysVisible() {
         // A CloudFront policy is base64 JSON too (`eyJ...`), but has no dot: it is not taken for a token.
-        let policy = CloudFrontBase64.encode(Array(#"{"Statement":[{"Resource":"https://cdn/*"}]}"#.utf8))
+        let policy = Base64.encode(Array(#"{"Statement":[{"Resource":"https://cdn/*"}]}"#.utf8), .cloudFront)
         let query =
             "w=100&h=50&fit=cover&Expires=1700000000&Key-Pair-Id=K2JCJMDEHXQW5F&Policy=\(policy)"
             + "&X-Amz-Credential=AKIDEXAMPLE%2F20150830%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Expires=300"

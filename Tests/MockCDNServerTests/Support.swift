@@ -351,7 +351,7 @@ enum Links {
     /// The custom policy a Stream-shaped link carries.
     static func policy(of url: String) throws -> CloudFrontPolicy {
         let encoded = try #require(parameter("Policy", of: url))
-        return try CloudFrontPolicy.parse(try #require(CloudFrontBase64.decode(encoded)))
+        return try CloudFrontPolicy.parse(try #require(Base64.decode(encoded, .cloudFront)))
     }
 
     /// The Unix time the link stops working: its canned `Expires`, or its policy's `DateLessThan`.
@@ -365,6 +365,6 @@ enum Links {
         let encoded = try #require(parameter("Policy", of: url))
         var policy = try self.policy(of: url)
         policy.dateLessThan = expiry
-        return url.replacingOccurrences(of: encoded, with: CloudFrontBase64.encode(Array(policy.json.utf8)))
+        return url.replacingOccurrences(of: encoded, with: Base64.encode(Array(policy.json.utf8), .cloudFront))
     }
 }

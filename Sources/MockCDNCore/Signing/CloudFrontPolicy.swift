@@ -71,7 +71,7 @@ public struct CloudFrontPolicy: Sendable, Equatable {
     /// - Parameter url: the full request URL without the signing parameters.
     /// - Returns: whether it matches.
     public func covers(_ url: String) -> Bool {
-        Self.glob(Array(self.resource.utf8)[...], Array(url.utf8)[...])
+        Glob(self.resource.utf8).matches(Array(url.utf8))
     }
 
     /// True when `address` (IPv4 dotted quad) lies inside `sourceIP` (an address or a CIDR block); policies
@@ -105,33 +105,6 @@ public struct CloudFrontPolicy: Sendable, Equatable {
             value = value << 8 | UInt32(number)
         }
         return value
-    }
-
-    /// Wildcard match, iterative with one backtrack point (linear for a single `*`, no recursion blow-up).
-    private static func glob(_ pattern: ArraySlice<UInt8>, _ text: ArraySlice<UInt8>) -> Bool {
-        let star = UInt8(ascii: "*")
-        var p = pattern.startIndex
-        var t = text.startIndex
-        var starIndex: Int?
-        var match = text.startIndex
-        while t < text.endIndex {
-            if p < pattern.endIndex && pattern[p] != star && pattern[p] == text[t] {
-                p += 1
-                t += 1
-            } else if p < pattern.endIndex && pattern[p] == star {
-                starIndex = p
-                match = t
-                p += 1
-            } else if let star = starIndex {
-                p = star + 1
-                match += 1
-                t = match
-            } else {
-                return false
-            }
-        }
-        while p < pattern.endIndex && pattern[p] == star { p += 1 }
-        return p == pattern.endIndex
     }
 
     static func jsonEscaped(_ text: String) -> String {

@@ -16,7 +16,7 @@ public struct CloudFrontSigner: Sendable {
     /// - Throws: `MockCDNError.invalidKeyMaterial` when the key pair holds no private key.
     public func cannedURL(_ url: String, expires: Int64, hash: RSAKey.Hash = .sha1) throws -> String {
         let policy = CloudFrontPolicy.cannedJSON(resource: url, expires: String(expires))
-        let signature = CloudFrontBase64.encode(try self.keyPair.key.signature(for: policy, hash: hash))
+        let signature = Base64.encode(try self.keyPair.key.signature(for: policy, hash: hash), .cloudFront)
         return url + (url.contains("?") ? "&" : "?") + "Expires=\(expires)" + self.tail(signature, hash)
     }
 
@@ -30,8 +30,8 @@ public struct CloudFrontSigner: Sendable {
     /// - Throws: `MockCDNError.invalidKeyMaterial` when the key pair holds no private key.
     public func customURL(_ url: String, policy: CloudFrontPolicy, hash: RSAKey.Hash = .sha1) throws -> String {
         let json = policy.json
-        let signature = CloudFrontBase64.encode(try self.keyPair.key.signature(for: json, hash: hash))
-        return url + (url.contains("?") ? "&" : "?") + "Policy=\(CloudFrontBase64.encode(json))"
+        let signature = Base64.encode(try self.keyPair.key.signature(for: json, hash: hash), .cloudFront)
+        return url + (url.contains("?") ? "&" : "?") + "Policy=\(Base64.encode(json, .cloudFront))"
             + self.tail(signature, hash)
     }
 
@@ -49,9 +49,9 @@ public struct CloudFrontSigner: Sendable {
     public func streamURL(_ url: String, expires: Int64, originalSize: (width: Int, height: Int)?) throws -> String {
         let resource = originalSize.map { url + "?*oh=\($0.height)*ow=\($0.width)*" } ?? url + "*"
         let json = CloudFrontPolicy(resource: resource, dateLessThan: expires).json
-        let signature = CloudFrontBase64.encode(try self.keyPair.key.signature(for: json, hash: .sha1))
+        let signature = Base64.encode(try self.keyPair.key.signature(for: json, hash: .sha1), .cloudFront)
         let link =
-            url + "?Key-Pair-Id=\(self.keyPair.id)&Policy=\(CloudFrontBase64.encode(json))&Signature=\(signature)"
+            url + "?Key-Pair-Id=\(self.keyPair.id)&Policy=\(Base64.encode(json, .cloudFront))&Signature=\(signature)"
         return link + (originalSize.map { "&oh=\($0.height)&ow=\($0.width)" } ?? "")
     }
 
@@ -124,7 +124,7 @@ public enum CloudFrontVerifier {
         var expiresText = ""
         if let encodedPolicy = credential.policy {
             guard encodedPolicy.utf8.count <= CloudFrontPolicy.maximumLength * 2,
-                let policyBytes = CloudFrontBase64.decode(encodedPolicy)
+                let policyBytes = Base64.decode(encodedPolicy, .cloudFront)
             else { throw .malformedPolicy }
             signed = policyBytes
             policy = try CloudFrontPolicy.parse(policyBytes)
@@ -139,7 +139,7 @@ public enum CloudFrontVerifier {
             policy = nil
             expires = value
         }
-        guard credential.signature.utf8.count <= 1024, let signature = CloudFrontBase64.decode(credential.signature)
+        guard credential.signature.utf8.count <= 1024, let signature = Base64.decode(credential.signature, .cloudFront)
         else { throw .signatureMismatch }
 
         if let policy {

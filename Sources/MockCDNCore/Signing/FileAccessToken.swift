@@ -38,8 +38,8 @@ public enum FileAccessToken {
             "nonce": SecureBytes.random(count: 9).hexString,
         ]
         let json = (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data()
-        let encoded = json.base64EncodedString()
-        return encoded + "." + Data(key.authenticationCode(for: encoded)).base64EncodedString()
+        let encoded = Base64.encode(Array(json), .standard)
+        return encoded + "." + Base64.encode(key.authenticationCode(for: encoded), .standard)
     }
 
     /// Checks a token for `appID`: format, app, MAC in constant time, then expiry against the clock.
@@ -60,9 +60,9 @@ public enum FileAccessToken {
         let malformed = AccessDenied("Malformed File Access Token")
         guard token.utf8.count <= maximumLength else { throw malformed }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let payloadData = Data(base64Encoded: String(parts[0])),
-            let signature = Data(base64Encoded: String(parts[1])),
-            let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any],
+        guard parts.count == 2, let payloadBytes = Base64.decode(parts[0], .standard),
+            let signature = Base64.decode(parts[1], .standard),
+            let payload = try? JSONSerialization.jsonObject(with: Data(payloadBytes)) as? [String: Any],
             let app = payload["app"] as? String, let user = payload["uid"] as? String,
             let expiresAt = (payload["exp"] as? NSNumber)?.int64Value
         else { throw malformed }

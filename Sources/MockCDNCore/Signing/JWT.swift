@@ -91,12 +91,13 @@ public enum JWT {
     ///   - secret: the app's API secret.
     /// - Returns: `header.payload.signature`.
     public static func sign(_ claims: [String: any Sendable], secret: String) -> String {
-        let header = base64URL(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
-        let payload = base64URL(
-            Array((try? JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])) ?? Data())
+        let header = Base64.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8), .url)
+        let payload = Base64.encode(
+            Array((try? JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])) ?? Data()),
+            .url
         )
         let input = header + "." + payload
-        return input + "." + base64URL(HMAC.sha256(input, key: secret))
+        return input + "." + Base64.encode(HMAC.sha256(input, key: secret), .url)
     }
 
     /// Verifies a token: HS256 only (never `none`) and no `crit` extension, signature in constant time, then
@@ -117,9 +118,9 @@ public enum JWT {
         guard token.utf8.count <= maximumLength else { throw .malformed }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-            let headerBytes = decodeBase64URL(parts[0]),
-            let payloadBytes = decodeBase64URL(parts[1]),
-            let signature = decodeBase64URL(parts[2])
+            let headerBytes = Base64.decode(parts[0], .url),
+            let payloadBytes = Base64.decode(parts[1], .url),
+            let signature = Base64.decode(parts[2], .url)
         else { throw .malformed }
         let header = try JSONMember.object(headerBytes, part: "header")
         let payload = try JSONMember.object(payloadBytes, part: "payload")
@@ -184,23 +185,6 @@ public enum JWT {
         if rounded >= 9_223_372_036_854_775_808.0 { return .max }
         if rounded <= -9_223_372_036_854_775_808.0 { return .min }
         return Int64(rounded)
-    }
-
-    /// base64url without padding.
-    public static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decodeBase64URL(_ text: Substring) -> [UInt8]? {
-        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            return nil
-        }
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while standard.utf8.count % 4 != 0 { standard += "=" }
-        return Data(base64Encoded: standard).map { [UInt8]($0) }
     }
 }
 

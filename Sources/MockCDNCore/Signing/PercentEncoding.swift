@@ -36,18 +36,38 @@ public enum PercentEncoding {
     /// - Returns: the text, or nil for a malformed escape or bytes that are not UTF-8.
     public static func decode(_ bytes: some Collection<UInt8>) -> String? {
         guard bytes.contains(UInt8(ascii: "%")) else { return String(validating: bytes, as: UTF8.self) }
+        return self.decodedBytes(bytes, lenient: false).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// Percent-decodes bytes, which need not be UTF-8.
+    ///
+    /// - Parameters:
+    ///   - bytes: the encoded text.
+    ///   - lenient: a `%` not followed by two hex digits stays as it is (so a malformed escape cannot hide
+    ///     what follows it, for the journal's redaction); otherwise it makes the text malformed.
+    /// - Returns: the decoded bytes; nil for a malformed escape unless `lenient`.
+    public static func decodedBytes(_ bytes: some Collection<UInt8>, lenient: Bool) -> [UInt8]? {
+        let bytes = Array(bytes)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
-        var iterator = bytes.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                out.append(byte)
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "%") else {
+                out.append(bytes[index])
+                index += 1
                 continue
             }
-            guard let high = iterator.next().flatMap(hex), let low = iterator.next().flatMap(hex) else { return nil }
-            out.append(high << 4 | low)
+            if index + 2 < bytes.count, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                out.append(high << 4 | low)
+                index += 3
+            } else if lenient {
+                out.append(bytes[index])
+                index += 1
+            } else {
+                return nil
+            }
         }
-        return String(validating: out, as: UTF8.self)
+        return out
     }
 
     private static func hex(_ digit: UInt8) -> UInt8? {

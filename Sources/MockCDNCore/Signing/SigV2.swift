@@ -63,7 +63,7 @@ public enum SigV2 {
             amzHeaders: [],
             resource: encodedPath
         )
-        let signature = Data(self.signature(stringToSign, secretAccessKey: secretAccessKey)).base64EncodedString()
+        let signature = Base64.encode(self.signature(stringToSign, secretAccessKey: secretAccessKey), .standard)
         return scheme + "://" + authority + encodedPath + "?AWSAccessKeyId=" + PercentEncoding.encode(accessKeyID)
             + "&Signature=" + PercentEncoding.encode(signature) + "&Expires=" + String(expires)
     }
@@ -121,7 +121,7 @@ public enum SigV2 {
         }
         let expected = self.signature(stringToSign(redacting: false), secretAccessKey: secretAccessKey)
         // Not base64 is compared as empty, so it is a mismatch like any other wrong signature.
-        let signature = Data(base64Encoded: provided).map { [UInt8]($0) } ?? []
+        let signature = Base64.decode(provided, .standard) ?? []
         guard SecureBytes.constantTimeEqual(signature, expected) else {
             throw AccessDenied(
                 "The request signature we calculated does not match the signature you provided. "

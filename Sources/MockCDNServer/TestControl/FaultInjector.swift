@@ -1,4 +1,5 @@
 import Foundation
+import MockCDNCore
 import Synchronization
 
 /// Fault rules a test installs through `/_mockcdn/faults`: match by method, path (prefix, or glob with `*`)
@@ -122,63 +123,11 @@ final class FaultInjector: Sendable {
         }
     }
 
-    /// A `match.path` compiled once: a prefix, or a glob split at `*` into literal segments.
-    ///
-    /// A glob of literals and `*` alone matches when its first segment is a prefix, its last a suffix (not
-    /// overlapping the prefix), and each middle segment is found in order between them. Taking each middle
-    /// segment's leftmost occurrence is never wrong (an earlier end leaves more room for the rest), so no
-    /// backtracking is needed; with a KMP search each segment costs time linear in the text it scans, and a
-    /// match costs O(path + pattern) however many stars the pattern has.
+    /// A `match.path` compiled once: a prefix, or, when it holds `*`, a `Glob` over the whole path.
     struct PathPattern: Sendable {
-        /// A literal between stars, with its KMP failure table: `failure[i]` is the length of the longest proper
-        /// prefix of `bytes[...i]` that is also its suffix.
-        struct Segment: Sendable {
-            let bytes: [UInt8]
-            let failure: [Int]
-
-            init(_ bytes: [UInt8]) {
-                self.bytes = bytes
-                var failure = [Int](repeating: 0, count: bytes.count)
-                var length = 0
-                for index in bytes.indices.dropFirst() {
-                    while length > 0, bytes[index] != bytes[length] { length = failure[length - 1] }
-                    if bytes[index] == bytes[length] { length += 1 }
-                    failure[index] = length
-                }
-                self.failure = failure
-            }
-
-            /// Finds the segment's leftmost occurrence in `text[start..<end]`.
-            ///
-            /// - Parameters:
-            ///   - text: the path.
-            ///   - start: where to start looking.
-            ///   - end: where an occurrence must end by.
-            ///   - steps: counts the comparisons, at most twice the bytes scanned.
-            /// - Returns: the index just past the occurrence; nil when there is none.
-            func end(in text: [UInt8], from start: Int, to end: Int, steps: inout Int) -> Int? {
-                var matched = 0
-                var index = start
-                while end - index >= self.bytes.count - matched {
-                    steps += 1
-                    if text[index] == self.bytes[matched] {
-                        matched += 1
-                        index += 1
-                        if matched == self.bytes.count { return index }
-                    } else if matched > 0 {
-                        matched = self.failure[matched - 1]
-                    } else {
-                        index += 1
-                    }
-                }
-                return nil
-            }
-        }
-
         enum Kind: Sendable {
             case prefix([UInt8])
-            /// `first*middle[0]*...*last`; empty middle segments (`**`) are dropped.
-            case glob(first: [UInt8], middle: [Segment], last: [UInt8])
+            case glob(Glob)
         }
 
         let kind: Kind
@@ -188,16 +137,7 @@ final class FaultInjector: Sendable {
         /// - Parameter pattern: `match.path`.
         init(_ pattern: String) {
             let bytes = Array(pattern.utf8)
-            let parts = bytes.split(separator: UInt8(ascii: "*"), omittingEmptySubsequences: false).map(Array.init)
-            guard parts.count > 1 else {
-                self.kind = .prefix(bytes)
-                return
-            }
-            self.kind = .glob(
-                first: parts[0],
-                middle: parts.dropFirst().dropLast().filter { !$0.isEmpty }.map(Segment.init),
-                last: parts[parts.count - 1]
-            )
+            self.kind = bytes.contains(UInt8(ascii: "*")) ? .glob(Glob(bytes)) : .prefix(bytes)
         }
 
         func matches(_ path: [UInt8]) -> Bool {
@@ -216,21 +156,8 @@ final class FaultInjector: Sendable {
             case .prefix(let prefix):
                 steps += prefix.count
                 return path.starts(with: prefix)
-            case .glob(let first, let middle, let last):
-                guard path.count >= first.count + last.count else { return false }
-                steps += first.count + last.count
-                guard path.starts(with: first), path[(path.count - last.count)...].elementsEqual(last) else {
-                    return false
-                }
-                var position = first.count
-                let end = path.count - last.count
-                for segment in middle {
-                    guard let next = segment.end(in: path, from: position, to: end, steps: &steps) else {
-                        return false
-                    }
-                    position = next
-                }
-                return true
+            case .glob(let glob):
+                return glob.matches(path, steps: &steps)
             }
         }
     }

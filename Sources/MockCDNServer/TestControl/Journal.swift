@@ -1,4 +1,5 @@
 import Foundation
+import MockCDNCore
 import Synchronization
 
 /// The request journal: the last `capacity` requests (the test-control routes excluded), oldest first,
@@ -289,35 +290,9 @@ enum Redaction {
 
     /// Percent-decodes leniently: a `%` not followed by two hex digits stays as it is, so a malformed escape
     /// cannot hide what follows it.
-    ///
-    /// - Parameter bytes: the text as sent.
-    /// - Returns: the decoded bytes (not necessarily UTF-8).
     static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         guard bytes.contains(UInt8(ascii: "%")) else { return bytes }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            {
-                out.append(high << 4 | low)
-                index += 3
-            } else {
-                out.append(bytes[index])
-                index += 1
-            }
-        }
-        return out[...]
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        return (PercentEncoding.decodedBytes(bytes, lenient: true) ?? Array(bytes))[...]
     }
 
     /// The text with each range (merged where they overlap) replaced by `REDACTED`.
