@@ -80,27 +80,26 @@ public final class MediaApp: Sendable {
 public struct AppRegistry: Sendable {
     public let apps: [MediaApp]
 
-    /// First path segments that belong to other routes.
-    public static let reservedAppIDs: Set<String> = ["_mockcdn", "app", "channels", "api", "v1", "metrics"]
-
     /// Loads every app.
     ///
-    /// - Parameter configurations: the apps; the first is the default app.
+    /// - Parameters:
+    ///   - configurations: the apps; the first is the default app.
+    ///   - reserved: first path segments that belong to the server's other routes, which no app id may be.
     /// - Throws: `MockCDNError.invalidKeyMaterial`, or `.invalidConfiguration` for duplicate ids or keys, or an
     ///   unusable app id or S3 region.
-    public init(_ configurations: [AppConfiguration]) throws {
+    public init(_ configurations: [AppConfiguration], reserving reserved: Set<String>) throws {
         guard !configurations.isEmpty else { throw MockCDNError.invalidConfiguration("at least one app is required") }
         guard Set(configurations.map(\.appID)).count == configurations.count,
             Set(configurations.map(\.apiKey)).count == configurations.count
         else { throw MockCDNError.invalidConfiguration("app ids and api keys must be unique") }
         for configuration in configurations {
             // An app id is the first segment of its media URLs, so it may not shadow another route or hold `/`.
-            guard !Self.reservedAppIDs.contains(configuration.appID), !configuration.appID.isEmpty,
+            guard !reserved.contains(configuration.appID), !configuration.appID.isEmpty,
                 configuration.appID.utf8.count <= 64,
                 configuration.appID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
             else {
                 throw MockCDNError.invalidConfiguration(
-                    "app id \"\(configuration.appID)\" must be 1-64 of A-Z a-z 0-9 - _ and not one of \(Self.reservedAppIDs.sorted())"
+                    "app id \"\(configuration.appID)\" must be 1-64 of A-Z a-z 0-9 - _ and not one of \(reserved.sorted())"
                 )
             }
             guard AppConfiguration.isValidS3Region(configuration.s3Region) else {

@@ -105,7 +105,7 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
     if let wrap = configuration.storeWrapper { store = wrap(store) }
     let metrics = ServerMetrics()
     return ServerServices(
-        apps: try AppRegistry(configuration.apps),
+        apps: try AppRegistry(configuration.apps, reserving: routePrefixes),
         store: store,
         clock: MockClock(),
         channels: ChannelDirectory(),
@@ -123,6 +123,10 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
         fixtures: configuration.fixturesDirectory.map(FixtureLoader.init)
     )
 }
+
+/// The first path segments of the routes that are not media reads: no app id may be one of them, or its
+/// media URLs would be shadowed. A test holds this list to the routes `addRoutes` registers.
+let routePrefixes: Set<String> = ["_mockcdn", "app", "channels", "api", "v1", "metrics"]
 
 /// Every route and middleware, in order; `buildApplication` and `RouteCatalog` both call it.
 func addRoutes(

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import MockCDNCore
 import NIOCore
@@ -112,4 +113,16 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
         isEnvelope: { $0 is HTTPError },
         render: { failure in HTTPError(failure.status, message: failure.message) }
     )
+}
+
+extension Response {
+    /// A JSON error envelope (Stream's, CometChat's): keys sorted, slashes as they are.
+    static func jsonEnvelope(_ body: [String: Any], status: HTTPResponse.Status) throws -> Response {
+        let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
 }

@@ -16,6 +16,9 @@ public enum RouteCatalog {
         addRoutes(to: recorder, services: services, configuration: configuration)
         return recorder.log.routes
     }
+
+    /// The first path segments no app id may take (they belong to other routes).
+    public static var reservedPrefixes: Set<String> { routePrefixes }
 }
 
 /// A `RouterMethods` that only writes down what is registered on it (groups included: they register on

@@ -249,4 +249,20 @@ struct UploadWritesOnceTests {
             )
         }
     }
+
+    @Test("preloaded fixtures are written once each, dimensions included")
+    func fixtures() async throws {
+        let counting = Mutex<CountingStore?>(nil)
+        let wrap: @Sendable (any ObjectStore) -> any ObjectStore = { base in
+            let store = CountingStore(base: base)
+            counting.withLock { $0 = store }
+            return store
+        }
+        try await DiskServer.run(fixtures: Fixture.url("media").path, storeWrapper: wrap) { server in
+            let store = try #require(counting.withLock { $0 })
+            let stored = try server.storedCount()
+            #expect(stored > 3)
+            #expect(store.writes.value == stored)
+        }
+    }
 }

@@ -68,4 +68,13 @@ struct OpenAPICoverageTests {
         #expect(!Self.same(router: "/{app}/media", document: "/{app}/{folder}/{uuid}/{name}"))
         #expect(!Self.same(router: "/app", document: "/app/extra"))
     }
+
+    @Test("the route prefixes no app id may take are exactly the first segments of the other routes")
+    func reservedPrefixes() async throws {
+        let firstSegments = try await RouteCatalog.routes().compactMap { route -> String? in
+            let segment = route.path.split(separator: "/").first.map(String.init) ?? ""
+            return segment.hasPrefix("{") ? nil : segment
+        }
+        #expect(Set(firstSegments) == RouteCatalog.reservedPrefixes)
+    }
 }

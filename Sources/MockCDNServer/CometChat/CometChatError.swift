@@ -45,12 +45,7 @@ struct CometChatError: HTTPResponseError {
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = ["error": ["code": self.code, "message": self.message]]
-        let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
-        return Response(
-            status: self.status,
-            headers: [.contentType: "application/json; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
-        )
+        return try .jsonEnvelope(body, status: self.status)
     }
 }
 

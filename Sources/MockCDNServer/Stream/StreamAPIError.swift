@@ -44,12 +44,7 @@ struct StreamAPIError: HTTPResponseError {
             "more_info": "https://getstream.io/chat/docs/api_errors_response",
             "details": [Int](),
         ]
-        let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
-        return Response(
-            status: self.status,
-            headers: [.contentType: "application/json; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
-        )
+        return try .jsonEnvelope(body, status: self.status)
     }
 }
 

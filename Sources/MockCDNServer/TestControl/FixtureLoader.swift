@@ -45,23 +45,28 @@ struct FixtureLoader: Sendable {
             let contentType =
                 MediaSniffer.sniff(Array(data.prefix(MediaSniffer.prefixLength)))
                 ?? MediaSniffer.typeByExtension[fileExtension] ?? "application/octet-stream"
-            let object = try await services.store.put(
+            // The file is in memory already: its header is read first, so the metadata is written once.
+            let bytes = ByteBuffer(bytes: data)
+            var extras = ["original_name": name]
+            if contentType != ImageFormat.svg.mimeType, let format = ImageFormat(mimeType: contentType),
+                let header = await ServerServices.imageHeader(of: bytes, as: format)
+            {
+                extras.merge(header.extras) { _, new in new }
+            }
+            _ = try await services.store.put(
                 key,
                 body: AsyncStream { stream in
-                    stream.yield(ByteBuffer(bytes: data))
+                    stream.yield(bytes)
                     stream.finish()
                 },
                 attributes: ObjectAttributes(
                     contentType: contentType,
                     owner: nil,
-                    extras: ["original_name": name],
+                    extras: extras,
                     created: services.clock.now
                 ),
                 maxBytes: max(data.count, 1)
             )
-            if contentType.hasPrefix("image/"), contentType != ImageFormat.svg.mimeType {
-                _ = try await services.recordImageDimensions(of: object, key: key)
-            }
             keys.append(key)
         }
         return keys
