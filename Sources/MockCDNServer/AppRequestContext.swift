@@ -9,13 +9,19 @@ public struct AppRequestContext: RequestContext {
     public let remoteAddress: String?
     /// When the request arrived, for Stream's `duration` field.
     public let started: ContinuousClock.Instant
-    /// What handlers report to the journal (credential source, fault).
-    let record = RequestRecord()
+    /// The request's query, parsed once by `TestControlMiddleware` on its way in and handed down; nil on
+    /// the control routes, which read their few parameters themselves.
+    var query: QueryItems?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress?.ipAddress
         self.started = .now
+    }
+
+    /// The request's query: the one parsed on the way in, or parsed now.
+    func query(of request: Request) -> QueryItems {
+        self.query ?? QueryItems(request.uri.query)
     }
 
     /// JSON as Stream writes it: `/` unescaped, so links read the same in a body as in a browser.

@@ -95,11 +95,16 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
     ) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch  where self.isEnvelope(error) {
-            throw error
+        } catch let noted as NotedError {
+            // The credential's note stays on the rendered error, for the journal.
+            throw NotedError(credential: noted.credential, error: self.rendered(noted.error))
         } catch {
-            throw self.render(Failure(error))
+            throw self.rendered(error)
         }
+    }
+
+    private func rendered(_ error: any Error) -> any Error {
+        self.isEnvelope(error) ? error : self.render(Failure(error))
     }
 
     /// S3 XML, for media reads.

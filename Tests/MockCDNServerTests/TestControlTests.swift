@@ -28,6 +28,33 @@ struct TestControlTests {
         return try #require(reply.json["fat"] as? String)
     }
 
+    @Test("an error after a credential authorised the request still names it; a refused one names none; no note leaves")
+    func credentialOnErrors() async throws {
+        try await DiskServer.run { server in
+            let fat = try await Self.mintFAT(server)
+            let missing = try await HTTP.get(server.url("/demo/nothing/here.txt"), headers: ["fat": fat])
+            let userOnServerRoute = try await HTTP.get(
+                server.url("/app?api_key=demo-key"),
+                headers: Tokens.headers(Tokens.user("alice"))
+            )
+            let badToken = try await HTTP.get(server.url("/app?api_key=demo-key"), headers: Tokens.headers("x.y.z"))
+            let badFAT = try await HTTP.send(
+                "POST",
+                server.url("/v1/apps/demo/presign"),
+                headers: ["fat": fat + "x"],
+                body: Data(#"{"url":"http://127.0.0.1/demo/a.txt"}"#.utf8)
+            )
+            let statuses = [missing.status, userOnServerRoute.status, badToken.status, badFAT.status]
+            #expect(statuses == [404, 403, 401, 401])
+            for reply in [missing, userOnServerRoute, badToken, badFAT] {
+                #expect(!reply.headers.keys.contains { $0.contains("mockcdn-internal") })
+            }
+            let entries = try await server.journal()
+            let credentials = entries.suffix(4).map { $0["credential"] as? String ?? "?" }
+            #expect(credentials == ["fat-header", "jwt", "none", "none"])
+        }
+    }
+
     @Test("the journal records each request with its credential source, redacted query, status and bytes")
     func journal() async throws {
         try await DiskServer.run { server in

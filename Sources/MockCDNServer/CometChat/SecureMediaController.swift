@@ -79,7 +79,7 @@ struct SecureMediaController {
 
     /// Mints a FAT. A server JWT may mint one for any user; a user JWT only for its own user (as a
     /// CometChat login does).
-    func mintFAT(_ request: Request, context: AppRequestContext) async throws -> FATResponse {
+    func mintFAT(_ request: Request, context: AppRequestContext) async throws -> Response {
         let app = try self.app(context)
         if let apiKey = request.uri.queryParameters["api_key"], apiKey != app.configuration.apiKey {
             throw CometChatError.unauthorized("api_key does not belong to app \(app.id)")
@@ -90,10 +90,16 @@ struct SecureMediaController {
         let claims: JWTClaims
         do {
             claims = try JWT.verify(token, key: app.secretKey, now: self.services.clock.unixSeconds)
-            context.record.credential = .jwt
         } catch {
             throw CometChatError.unauthorized(error.message)
         }
+        return try await CredentialNote.answer(authorisedBy: .jwt, request: request, context: context) {
+            try await self.mint(request, app: app, claims: claims)
+        }
+    }
+
+    /// The FAT a verified JWT asked for.
+    private func mint(_ request: Request, app: MediaApp, claims: JWTClaims) async throws -> FATResponse {
         let body: FATRequest
         do {
             body = try await request.decodeJSONBody(FATRequest.self)
@@ -125,10 +131,10 @@ struct SecureMediaController {
         _ request: Request,
         context: AppRequestContext,
         app: MediaApp
-    ) throws(CometChatError) -> String {
+    ) throws(CometChatError) -> (user: String, source: CredentialSource) {
         let credential: FATCredential?
         do {
-            credential = try FATCredential.find(in: request, query: context.record.query(of: request))
+            credential = try FATCredential.find(in: request, query: context.query(of: request))
         } catch {
             throw .badRequest(error.message)
         }
@@ -142,8 +148,7 @@ struct SecureMediaController {
                 key: app.secretKey,
                 now: self.services.clock.unixSeconds
             ).userID
-            context.record.credential = credential.source
-            return user
+            return (user, credential.source)
         } catch {
             throw .notLoggedIn(error.message)
         }
@@ -156,9 +161,15 @@ struct SecureMediaController {
     }
 
     /// Stores the `file` part under `{app}/media/{uuid}/{name}` with the app's file policy.
-    func upload(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<MediaResponse> {
+    func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
         let app = try self.app(context)
-        let user = try self.fatUser(request, context: context, app: app)
+        let (user, source) = try self.fatUser(request, context: context, app: app)
+        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+            try await self.store(request, app: app, user: user)
+        }
+    }
+
+    private func store(_ request: Request, app: MediaApp, user: String) async throws -> EditedResponse<MediaResponse> {
         let received = try await UploadReceiver(services: self.services).receive(
             request,
             app: app,
@@ -196,9 +207,15 @@ struct SecureMediaController {
 
     /// A SigV4 presigned GET for a media URL of the app (any object of the app, any folder), valid for the
     /// app's presign lifetime. The URL's own query (an old `fat`, an old signature) is ignored.
-    func presign(_ request: Request, context: AppRequestContext) async throws -> PresignResponse {
+    func presign(_ request: Request, context: AppRequestContext) async throws -> Response {
         let app = try self.app(context)
-        _ = try self.fatUser(request, context: context, app: app)
+        let (_, source) = try self.fatUser(request, context: context, app: app)
+        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+            try await self.presignedURL(request, app: app)
+        }
+    }
+
+    private func presignedURL(_ request: Request, app: MediaApp) async throws -> PresignResponse {
         let body: PresignRequest
         do {
             body = try await request.decodeJSONBody(PresignRequest.self)

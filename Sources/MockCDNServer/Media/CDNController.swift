@@ -25,9 +25,22 @@ struct CDNController {
         } catch {
             throw S3Error.invalidURI(error.detail)
         }
-        let query = context.record.query(of: request)
-        context.record.credential = try MediaReadAuthorizer(services: self.services)
+        let query = context.query(of: request)
+        let credential = try MediaReadAuthorizer(services: self.services)
             .authorize(request, context: context, app: app, key: key, query: query)
+        return try await CredentialNote.answer(authorisedBy: credential, request: request, context: context) {
+            try await self.serve(request, context: context, app: app, key: key, query: query)
+        }
+    }
+
+    /// The object, a range of it, or a variant of it, once a credential authorised the read.
+    private func serve(
+        _ request: Request,
+        context: AppRequestContext,
+        app: MediaApp,
+        key: ObjectKey,
+        query: QueryItems
+    ) async throws -> Response {
 
         guard let metadata = try await self.services.store.metadata(for: key) else { throw S3Error.noSuchKey() }
         let transform: ImageTransform?

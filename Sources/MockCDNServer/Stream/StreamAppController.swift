@@ -7,19 +7,31 @@ import NIOPosix
 /// Stream app settings (`GET|PATCH /app`), channel members and the channel's upload listing.
 struct StreamAppController {
     let services: ServerServices
+    var auth: StreamAuthenticator { self.services.streamAuth }
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         // v1 (stream-chat) and v2 (getstream) spell the same settings route.
         for path in ["app", "api/v2/app"] {
-            router.get(RouterPath(path)) { request, context in try self.settings(request, context: context) }
+            router.get(RouterPath(path)) { request, context in
+                try await self.auth.answer(request, context: context) {
+                    try self.settings(context: context, caller: $0)
+                }
+            }
             router.patch(RouterPath(path)) { request, context in
-                try await self.updateSettings(request, context: context)
+                try await self.auth.answer(request, context: context) {
+                    try await self.updateSettings(request, context: context, caller: $0)
+                }
             }
         }
         router.post("channels/:type/:id/members") { request, context in
-            try await self.addMembers(request, context: context)
+            try await self.auth.answer(request, context: context) {
+                try await self.addMembers(request, context: context, caller: $0)
+            }
         }
-        router.get("channels/:type/:id/uploads") { request, context in try await self.uploads(request, context: context)
+        router.get("channels/:type/:id/uploads") { request, context in
+            try await self.auth.answer(request, context: context) {
+                try await self.uploads(request, context: context, caller: $0)
+            }
         }
     }
 
@@ -52,8 +64,8 @@ struct StreamAppController {
         let duration: String
     }
 
-    func settings(_ request: Request, context: AppRequestContext) throws -> SettingsResponse {
-        let app = try self.services.streamAuth.authenticateServer(request, context: context).app
+    func settings(context: AppRequestContext, caller: StreamCaller) throws -> SettingsResponse {
+        let app = try caller.requireServer().app
         return SettingsResponse(
             app: .init(
                 name: app.id,
@@ -66,9 +78,10 @@ struct StreamAppController {
 
     func updateSettings(
         _ request: Request,
-        context: AppRequestContext
+        context: AppRequestContext,
+        caller: StreamCaller
     ) async throws -> EditedResponse<StreamUploadController.DurationResponse> {
-        let app = try self.services.streamAuth.authenticateServer(request, context: context).app
+        let app = try caller.requireServer().app
         let update = try await Self.decodeJSON(AppSettings.self, from: request)
         for config in [update.fileUploadConfig, update.imageUploadConfig].compactMap({ $0 }) where config.sizeLimit < 0
         {
@@ -91,9 +104,10 @@ struct StreamAppController {
 
     func addMembers(
         _ request: Request,
-        context: AppRequestContext
+        context: AppRequestContext,
+        caller: StreamCaller
     ) async throws -> EditedResponse<StreamUploadController.DurationResponse> {
-        let app = try self.services.streamAuth.authenticateServer(request, context: context).app
+        let app = try caller.requireServer().app
         let channel = try StreamUploadController.channel(context)
         let members = try await Self.decodeJSON(MembersRequest.self, from: request)
         guard !members.userIDs.isEmpty, members.userIDs.allSatisfy({ !$0.isEmpty && $0.count <= 255 }) else {
@@ -126,8 +140,7 @@ struct StreamAppController {
         let duration: String
     }
 
-    func uploads(_ request: Request, context: AppRequestContext) async throws -> UploadsResponse {
-        let caller = try self.services.streamAuth.authenticate(request, context: context)
+    func uploads(_ request: Request, context: AppRequestContext, caller: StreamCaller) async throws -> UploadsResponse {
         let app = caller.app
         let channel = try StreamUploadController.channel(context)
         if !caller.claims.isServer {
@@ -136,7 +149,7 @@ struct StreamAppController {
                 throw StreamAPIError.notAllowed("user is not a member of channel \(channel)")
             }
         }
-        let query = context.record.query(of: request)
+        let query = context.query(of: request)
         let limit = try Self.pageNumber(query.values("limit").first, name: "limit", range: 1...Self.maximumPageSize)
         let offset = try Self.pageNumber(query.values("offset").first, name: "offset", range: 0...Int(Int32.max))
         let now = self.services.clock.unixSeconds

@@ -11,6 +11,12 @@ struct StreamCaller: Sendable {
     func user(named: String?) -> String? {
         self.claims.isServer ? named : self.claims.userID
     }
+
+    /// The caller, when its token is a server token.
+    func requireServer() throws(StreamAPIError) -> StreamCaller {
+        guard self.claims.isServer else { throw .notAllowed("this endpoint needs a server-side token") }
+        return self
+    }
 }
 
 /// Stream's auth: `api_key` query, `Authorization: <JWT>` (a `Bearer ` prefix is tolerated),
@@ -21,8 +27,21 @@ struct StreamAuthenticator: Sendable {
 
     static let authType = HTTPField.Name("stream-auth-type")!
 
-    /// Authenticates the request and tells the journal a JWT authorised it.
-    func authenticate(_ request: Request, context: AppRequestContext) throws(StreamAPIError) -> StreamCaller {
+    /// Authenticates the request, then runs the route with its caller; the answer, or the route's error,
+    /// notes for the journal that a JWT authorised it (`CredentialNote`).
+    func answer(
+        _ request: Request,
+        context: AppRequestContext,
+        _ route: (StreamCaller) async throws -> some ResponseGenerator
+    ) async throws -> Response {
+        let caller = try self.authenticate(request)
+        return try await CredentialNote.answer(authorisedBy: .jwt, request: request, context: context) {
+            try await route(caller)
+        }
+    }
+
+    /// The caller the request's `api_key` and JWT name.
+    func authenticate(_ request: Request) throws(StreamAPIError) -> StreamCaller {
         guard let apiKey = request.uri.queryParameters["api_key"].map(String.init), !apiKey.isEmpty else {
             throw .authentication("api_key query parameter is missing")
         }
@@ -33,7 +52,6 @@ struct StreamAuthenticator: Sendable {
         guard let token = Self.bearerToken(request) else { throw .authentication("Authorization header is missing") }
         do {
             let claims = try JWT.verify(token, key: app.secretKey, now: self.clock.unixSeconds)
-            context.record.credential = .jwt
             return StreamCaller(app: app, claims: claims)
         } catch {
             throw error.kind == .expired ? .tokenExpired(error.message) : .authentication(error.message)
@@ -43,12 +61,5 @@ struct StreamAuthenticator: Sendable {
     /// The JWT of the `Authorization` header, with or without a `Bearer ` prefix; nil when there is none.
     static func bearerToken(_ request: Request) -> String? {
         request.authorization?.credential
-    }
-
-    /// As `authenticate`, and the token must be a server token.
-    func authenticateServer(_ request: Request, context: AppRequestContext) throws(StreamAPIError) -> StreamCaller {
-        let caller = try self.authenticate(request, context: context)
-        guard caller.claims.isServer else { throw .notAllowed("this endpoint needs a server-side token") }
-        return caller
     }
 }

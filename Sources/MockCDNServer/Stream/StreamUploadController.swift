@@ -8,6 +8,7 @@ import NIOCore
 /// `/api/v2/uploads/image|file`.
 struct StreamUploadController {
     let services: ServerServices
+    var auth: StreamAuthenticator { self.services.streamAuth }
 
     /// The non-file parts MockCDN reads.
     static let fieldNames: Set<String> = ["user", "upload_sizes"]
@@ -17,17 +18,26 @@ struct StreamUploadController {
             for prefix in ["channels", "api/v2/chat/channels"] {
                 let path = RouterPath("\(prefix)/:type/:id/\(kind.rawValue)")
                 router.post(path) { request, context in
-                    try await self.upload(request, context: context, kind: kind, channel: try Self.channel(context))
+                    let channel = try Self.channel(context)
+                    return try await self.auth.answer(request, context: context) {
+                        try await self.upload(request, context: context, caller: $0, kind: kind, channel: channel)
+                    }
                 }
                 router.delete(path) { request, context in
-                    try await self.delete(request, context: context, kind: kind)
+                    try await self.auth.answer(request, context: context) {
+                        try await self.delete(request, context: context, caller: $0, kind: kind)
+                    }
                 }
             }
             router.post(RouterPath("api/v2/uploads/\(kind.rawValue)")) { request, context in
-                try await self.upload(request, context: context, kind: kind, channel: nil)
+                try await self.auth.answer(request, context: context) {
+                    try await self.upload(request, context: context, caller: $0, kind: kind, channel: nil)
+                }
             }
             router.delete(RouterPath("api/v2/uploads/\(kind.rawValue)")) { request, context in
-                try await self.delete(request, context: context, kind: kind)
+                try await self.auth.answer(request, context: context) {
+                    try await self.delete(request, context: context, caller: $0, kind: kind)
+                }
             }
         }
     }
@@ -73,10 +83,10 @@ struct StreamUploadController {
     func upload(
         _ request: Request,
         context: AppRequestContext,
+        caller: StreamCaller,
         kind: UploadPolicy.Kind,
         channel: String?
     ) async throws -> EditedResponse<UploadResponse> {
-        let caller = try self.services.streamAuth.authenticate(request, context: context)
         let app = caller.app
         let receiver = UploadReceiver(services: self.services)
         // A refusal (UploadFailure) reaches the group's envelope middleware as it is.
@@ -184,9 +194,9 @@ struct StreamUploadController {
     func delete(
         _ request: Request,
         context: AppRequestContext,
+        caller: StreamCaller,
         kind: UploadPolicy.Kind
     ) async throws -> DurationResponse {
-        let caller = try self.services.streamAuth.authenticate(request, context: context)
         var url = request.uri.queryParameters["url"].map(String.init)
         if url == nil, request.uri.path.hasPrefix("/api/v2/") {
             url = try await StreamAppController.decodeJSON(DeleteBody.self, from: request).url

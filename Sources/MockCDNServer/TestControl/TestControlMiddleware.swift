@@ -40,7 +40,9 @@ struct TestControlMiddleware: RouterMiddleware {
         let path = request.uri.path
         guard !Self.isControl(route: context.endpointPath) else { return try await next(request, context) }
         let started = ContinuousClock.now
-        let query = context.record.query(of: request)
+        let query = QueryItems(request.uri.query)
+        var context = context
+        context.query = query
         let rule = self.faults.fire(
             method: request.method.rawValue,
             path: path,
@@ -73,6 +75,7 @@ struct TestControlMiddleware: RouterMiddleware {
         if let delay = action.delayMilliseconds, delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
 
         var response: Response
+        var credential = CredentialSource.none
         if let status = action.status {
             response =
                 Self.allowsBody(status, method: request.method)
@@ -85,10 +88,22 @@ struct TestControlMiddleware: RouterMiddleware {
         } else {
             do {
                 response = try await next(request, context)
+                credential = CredentialNote.take(from: &response)
+            } catch let noted as NotedError where noted.error is any HTTPResponseError {
+                credential = noted.credential
+                response = try (noted.error as! any HTTPResponseError).response(from: request, context: context)
             } catch let error as any HTTPResponseError {
                 response = try error.response(from: request, context: context)
             } catch {
-                self.answered(entry, request: request, context: context, status: 500)
+                let noted = error as? NotedError
+                let error = noted?.error ?? error
+                self.answered(
+                    entry,
+                    request: request,
+                    context: context,
+                    status: 500,
+                    credential: noted?.credential ?? .none
+                )
                 Self.complete(
                     entry,
                     received: received,
@@ -100,7 +115,13 @@ struct TestControlMiddleware: RouterMiddleware {
                 throw error
             }
         }
-        self.answered(entry, request: request, context: context, status: Int(response.status.code))
+        self.answered(
+            entry,
+            request: request,
+            context: context,
+            status: Int(response.status.code),
+            credential: credential
+        )
 
         let shape = BodyShape(
             throttle: throttle,
@@ -129,10 +150,16 @@ struct TestControlMiddleware: RouterMiddleware {
     }
 
     /// Records the status and the credential source, and counts the request for `/metrics`.
-    private func answered(_ entry: Journal.Entry, request: Request, context: AppRequestContext, status: Int) {
+    private func answered(
+        _ entry: Journal.Entry,
+        request: Request,
+        context: AppRequestContext,
+        status: Int,
+        credential: CredentialSource
+    ) {
         entry.update {
             $0.status = status
-            $0.credential = context.record.credential
+            $0.credential = credential
         }
         self.metrics.request(
             route: context.endpointPath ?? "unmatched",
