@@ -12,8 +12,13 @@ BROWSER_PACKAGES := chromium chromium-driver
 # Stream's Python server SDKs are pinned: the compat suite checks MockCDN against these exact releases.
 PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium stream-chat==4.33.0 getstream==7.0.0
 SERVE_FLAGS ?=
+# The Python peers live in a virtualenv of the project's (Debian 12 and Ubuntu refuse `pip install` into the
+# system Python, PEP 668). It sees the system's packages too, so what is already installed is not fetched
+# again. Every recipe finds its python3, pip, aws and moto_server there first.
+VENV := $(CURDIR)/.venv
+export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: deps video-deps browser-deps py-deps build release serve test test-swift test-compat client-isolation openapi-check format format-check bench-startup \
+.PHONY: deps video-deps browser-deps venv py-deps build release serve test test-swift test-compat client-isolation openapi-check format format-check bench-startup \
 	bench-upload bench-resize bench soak clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
@@ -40,8 +45,18 @@ browser-deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(BROWSER_PACKAGES); \
 	fi
 
-## py-deps: the Python peers (botocore, awscli, ...), installed with pip only when one is missing.
-py-deps:
+## venv: the project's virtualenv in .venv (python3-venv from apt only when the venv module is missing).
+venv:
+	@if [ -x "$(VENV)/bin/python3" ]; then :; else \
+		python3 -m venv --system-site-packages "$(VENV)" 2>/dev/null || { \
+			echo "installing python3-venv"; \
+			$(SUDO) apt-get update -qq && \
+			DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends python3-venv && \
+			rm -rf "$(VENV)" && python3 -m venv --system-site-packages "$(VENV)"; }; \
+	fi
+
+## py-deps: the Python peers (botocore, awscli, ...), installed into .venv with pip only when one is missing.
+py-deps: venv
 	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium; \
 		from importlib.metadata import version as v; \
 		assert v('stream-chat') == '4.33.0' and v('getstream') == '7.0.0'" 2>/dev/null \

@@ -156,10 +156,37 @@ func addRoutes(
         to: router.group().add(middleware: ErrorEnvelopeMiddleware.control)
     )
     let stream = router.group().add(middleware: ErrorEnvelopeMiddleware.stream)
-    StreamAppController(services: services).addRoutes(to: stream)
-    StreamUploadController(services: services).addRoutes(to: stream)
+    StreamAppController(
+        auth: services.streamAuth,
+        store: services.store,
+        clock: services.clock,
+        channels: services.channels,
+        links: services.links
+    ).addRoutes(to: stream)
+    StreamUploadController(
+        auth: services.streamAuth,
+        store: services.store,
+        clock: services.clock,
+        channels: services.channels,
+        links: services.links,
+        variants: services.variants,
+        uploads: services.uploads,
+        posters: services.posters
+    ).addRoutes(to: stream)
     let cometChat = router.group().add(middleware: ErrorEnvelopeMiddleware.cometChat)
-    KeysController(services: services).addRoutes(to: cometChat)
-    SecureMediaController(services: services).addRoutes(to: cometChat)
-    CDNController(services: services).addRoutes(to: router.group().add(middleware: ErrorEnvelopeMiddleware.media))
+    KeysController(apps: services.apps).addRoutes(to: cometChat)
+    SecureMediaController(
+        apps: services.apps,
+        store: services.store,
+        clock: services.clock,
+        links: services.links,
+        uploads: services.uploads
+    ).addRoutes(to: cometChat)
+    CDNController(
+        apps: services.apps,
+        store: services.store,
+        variants: services.variants,
+        metrics: services.metrics,
+        authorizer: MediaReadAuthorizer(clock: services.clock, links: services.links)
+    ).addRoutes(to: router.group().add(middleware: ErrorEnvelopeMiddleware.media))
 }

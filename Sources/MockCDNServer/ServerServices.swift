@@ -3,8 +3,9 @@ import Hummingbird
 import MockCDNCore
 import Synchronization
 
-/// What the controllers share: tenants, storage, the clock, channel membership, link signing, resized
-/// variants, and the test-control state (journal, faults, metrics, fixtures).
+/// Every service a server runs with: tenants, storage, the clock, channel membership, link signing, resized
+/// variants, and the test-control state (journal, faults, metrics, fixtures). `addRoutes` hands each
+/// controller the ones it uses; only the reset, which touches them all, takes the whole.
 struct ServerServices: Sendable {
     let apps: AppRegistry
     let store: any ObjectStore
@@ -35,6 +36,12 @@ struct ServerServices: Sendable {
             try await fixtures.load(into: self, app: app)
         }
     }
+
+    /// Posters of the videos in this store.
+    var posters: VideoPosters { VideoPosters(store: self.store, clock: self.clock, epoch: self.epoch) }
+
+    /// The one upload path, into this store.
+    var uploads: UploadReceiver { UploadReceiver(store: self.store, clock: self.clock, epoch: self.epoch) }
 
     /// Stream's JWT auth over these apps and this clock.
     var streamAuth: StreamAuthenticator { StreamAuthenticator(apps: self.apps, clock: self.clock) }

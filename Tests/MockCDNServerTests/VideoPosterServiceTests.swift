@@ -62,7 +62,7 @@ struct VideoPosterServiceTests {
             type: type,
             in: services
         )
-        let poster = try #require(await services.storePoster(for: video, key: key))
+        let poster = try #require(await services.posters.storePoster(for: video, key: key))
         let parts = poster.key.split(separator: "/").map(String.init)
         #expect(parts.count == 4 && parts[0] == "demo" && parts[1] == "thumbnails" && parts[3] == name + ".jpg")
         #expect(UUID(uuidString: parts[2]) != nil)
@@ -75,7 +75,7 @@ struct VideoPosterServiceTests {
         #expect(updated.extras["poster"] == poster.key)
         #expect(try Self.posterFolders().subtracting(before).isEmpty)
 
-        await services.deletePoster(of: updated)
+        await services.posters.deletePoster(of: updated)
         #expect(try await services.store.metadata(for: try ObjectKey(poster.key)) == nil)
         #expect(try await services.store.metadata(for: key) != nil)
     }
@@ -91,7 +91,7 @@ struct VideoPosterServiceTests {
             (try Self.video("sample.mp4"), "clip.mp4", "application/octet-stream"),
         ] {
             let (video, key) = try await Self.store(bytes, name: name, type: type, in: services)
-            #expect(await services.storePoster(for: video, key: key) == nil, "\(name) as \(type)")
+            #expect(await services.posters.storePoster(for: video, key: key) == nil, "\(name) as \(type)")
             #expect(try await services.store.metadata(for: key)?.extras["poster"] == nil, "\(name) as \(type)")
         }
         #expect(try await services.store.list(prefix: "demo/thumbnails/").isEmpty)
@@ -107,8 +107,8 @@ struct VideoPosterServiceTests {
             type: "video/mp4",
             in: services
         )
-        let first = try #require(await services.storePoster(for: video, key: key))
-        let second = try #require(await services.storePoster(for: video, key: key))
+        let first = try #require(await services.posters.storePoster(for: video, key: key))
+        let second = try #require(await services.posters.storePoster(for: video, key: key))
         #expect(first.key != second.key)
         #expect(try await services.store.list(prefix: "demo/thumbnails/").map(\.key) == [second.key])
         #expect(try await services.store.metadata(for: key)?.extras["poster"] == second.key)
@@ -135,17 +135,17 @@ struct VideoPosterServiceTests {
             type: "video/mp4",
             in: services
         )
-        let poster = try #require(await services.storePoster(for: second, key: secondKey))
+        let poster = try #require(await services.posters.storePoster(for: second, key: secondKey))
 
         var forged = video
         forged.extras["poster"] = other.key
-        await services.deletePoster(of: forged)
+        await services.posters.deletePoster(of: forged)
         #expect(try await services.store.metadata(for: otherKey) != nil)
         // Another video's poster is not this video's.
         forged.extras["poster"] = poster.key
-        await services.deletePoster(of: forged)
+        await services.posters.deletePoster(of: forged)
         #expect(try await services.store.metadata(for: try ObjectKey(poster.key)) != nil)
-        await services.deletePoster(of: video)
+        await services.posters.deletePoster(of: video)
         #expect(try await services.store.metadata(for: key) != nil)
     }
 
@@ -161,7 +161,7 @@ struct VideoPosterServiceTests {
             in: hooked
         )
         store.afterRead = { _ = try? await store.delete(key) }
-        #expect(await hooked.storePoster(for: video, key: key) == nil)
+        #expect(await hooked.posters.storePoster(for: video, key: key) == nil)
         #expect(try await store.list(prefix: "demo/thumbnails/").isEmpty)
     }
 
@@ -177,7 +177,7 @@ struct VideoPosterServiceTests {
             in: hooked
         )
         store.afterRead = { hooked.epoch.advance() }
-        #expect(await hooked.storePoster(for: video, key: key) == nil)
+        #expect(await hooked.posters.storePoster(for: video, key: key) == nil)
         #expect(try await store.list(prefix: "demo/thumbnails/").isEmpty)
     }
 }

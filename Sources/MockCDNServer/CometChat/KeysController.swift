@@ -3,7 +3,7 @@ import MockCDNCore
 
 /// `GET /v1/apps/{app}/keys`: an app's CloudFront public keys, so clients and tools can verify links.
 struct KeysController {
-    let services: ServerServices
+    let apps: AppRegistry
 
     struct KeysResponse: ResponseEncodable {
         struct Key: Encodable {
@@ -29,7 +29,7 @@ struct KeysController {
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         router.get("v1/apps/:app/keys") { _, context in
             let appID = try context.parameters.require("app")
-            guard let app = self.services.apps.app(id: appID) else {
+            guard let app = self.apps.app(id: appID) else {
                 throw CometChatError.appNotFound(appID)
             }
             return KeysResponse(

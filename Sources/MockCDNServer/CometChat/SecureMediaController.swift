@@ -6,7 +6,11 @@ import MockCDNCore
 /// Access Token), `POST /{app}/media` (upload with a FAT) and `POST /v1/apps/{app}/presign` (a SigV4
 /// presigned URL for a media URL). Errors use CometChat's `{"error":{"code","message"}}` envelope.
 struct SecureMediaController {
-    let services: ServerServices
+    let apps: AppRegistry
+    let store: any ObjectStore
+    let clock: MockClock
+    let links: LinkSigner
+    let uploads: UploadReceiver
 
     /// FAT lifetime when the mint request names none, and the longest allowed (30 days).
     static let defaultFATTTL: Int64 = 3600
@@ -21,7 +25,7 @@ struct SecureMediaController {
 
     private func app(_ context: AppRequestContext) throws(CometChatError) -> MediaApp {
         let appID = (try? context.parameters.require("app")) ?? ""
-        guard let app = self.services.apps.app(id: appID) else { throw .appNotFound(appID) }
+        guard let app = self.apps.app(id: appID) else { throw .appNotFound(appID) }
         return app
     }
 
@@ -44,7 +48,7 @@ struct SecureMediaController {
     func settings(_ request: Request, context: AppRequestContext) throws -> SettingsResponse {
         let app = try self.app(context)
         return SettingsResponse(
-            securedMediaHost: LinkSigner.authority(of: self.services.links.base(for: request)),
+            securedMediaHost: LinkSigner.authority(of: self.links.base(for: request)),
             fatParameterName: FATCredential.parameterName,
             fatHeaderName: FATCredential.headerName.canonicalName,
             presignedURLTTL: app.configuration.presignTTL
@@ -84,12 +88,12 @@ struct SecureMediaController {
         if let apiKey = request.uri.queryParameters["api_key"], apiKey != app.configuration.apiKey {
             throw CometChatError.unauthorized("api_key does not belong to app \(app.id)")
         }
-        guard let token = StreamAuthenticator.bearerToken(request) else {
+        guard let token = request.authorization?.credential else {
             throw CometChatError.unauthorized("Authorization header with a JWT signed by the app's secret is missing")
         }
         let claims: JWTClaims
         do {
-            claims = try JWT.verify(token, key: app.secretKey, now: self.services.clock.unixSeconds)
+            claims = try JWT.verify(token, key: app.secretKey, now: self.clock.unixSeconds)
         } catch {
             throw CometChatError.unauthorized(error.message)
         }
@@ -116,7 +120,7 @@ struct SecureMediaController {
         guard (1...Self.maximumFATTTL).contains(ttl) else {
             throw CometChatError.badRequest("ttl must be 1...\(Self.maximumFATTTL) seconds")
         }
-        let now = self.services.clock.unixSeconds
+        let now = self.clock.unixSeconds
         let claimsOut = FileAccessClaims(appID: app.id, userID: user, issuedAt: now, expiresAt: now + ttl)
         return FATResponse(
             fat: FileAccessToken.issue(claimsOut, key: app.secretKey),
@@ -146,7 +150,7 @@ struct SecureMediaController {
                 credential.token,
                 appID: app.id,
                 key: app.secretKey,
-                now: self.services.clock.unixSeconds
+                now: self.clock.unixSeconds
             ).userID
             return (user, credential.source)
         } catch {
@@ -170,7 +174,7 @@ struct SecureMediaController {
     }
 
     private func store(_ request: Request, app: MediaApp, user: String) async throws -> EditedResponse<MediaResponse> {
-        let received = try await UploadReceiver(services: self.services).receive(
+        let received = try await self.uploads.receive(
             request,
             app: app,
             kind: .file,
@@ -182,7 +186,7 @@ struct SecureMediaController {
         return EditedResponse(
             status: .created,
             response: MediaResponse(
-                url: self.services.links.objectURL(received.key, base: self.services.links.base(for: request))
+                url: self.links.objectURL(received.key, base: self.links.base(for: request))
             )
         )
     }
@@ -226,20 +230,20 @@ struct SecureMediaController {
         guard let url = MediaURL(text) else {
             throw CometChatError.invalidURL("url must be an absolute http or https URL")
         }
-        let base = self.services.links.base(for: request)
-        let mediaHosts = [LinkSigner.authority(of: base), LinkSigner.authority(of: self.services.links.baseURL)]
+        let base = self.links.base(for: request)
+        let mediaHosts = [LinkSigner.authority(of: base), LinkSigner.authority(of: self.links.baseURL)]
         guard mediaHosts.contains(url.authority) else {
             throw CometChatError.invalidURL("url is not on this media host (\(mediaHosts[0]))")
         }
         guard let key = url.key(in: app.id) else {
             throw CometChatError.invalidURL("url is not a media URL of app \(app.id)")
         }
-        guard try await self.services.store.metadata(for: key) != nil else {
+        guard try await self.store.metadata(for: key) != nil else {
             throw CometChatError.notFound("no media at url")
         }
-        let now = self.services.clock.unixSeconds
+        let now = self.clock.unixSeconds
         return PresignResponse(
-            url: self.services.links.presignedURL(app: app, key: key, now: now, base: base),
+            url: self.links.presignedURL(app: app, key: key, now: now, base: base),
             expiresIn: app.configuration.presignTTL,
             expiresAt: now + app.configuration.presignTTL
         )

@@ -7,7 +7,11 @@ import NIOPosix
 /// Media reads: `GET|HEAD /{app}/{key}`, authorised by a FAT, a SigV4 presigned query or a CloudFront
 /// signature (`MediaReadAuthorizer`), with RFC 9110 ranges and conditional requests, streamed from the store.
 struct CDNController {
-    let services: ServerServices
+    let apps: AppRegistry
+    let store: any ObjectStore
+    let variants: VariantCache
+    let metrics: ServerMetrics
+    let authorizer: MediaReadAuthorizer
 
     static let cacheControl = "public, max-age=86400"
 
@@ -18,7 +22,7 @@ struct CDNController {
 
     func read(_ request: Request, context: AppRequestContext) async throws -> Response {
         let appID = try context.parameters.require("app")
-        guard let app = self.services.apps.app(id: appID) else { throw S3Error.noSuchApp() }
+        guard let app = self.apps.app(id: appID) else { throw S3Error.noSuchApp() }
         let key: ObjectKey
         do {
             key = try ObjectKey(app: appID, percentEncodedPath: request.uri.path)
@@ -26,8 +30,7 @@ struct CDNController {
             throw S3Error.invalidURI(error.detail)
         }
         let query = context.query(of: request)
-        let credential = try MediaReadAuthorizer(services: self.services)
-            .authorize(request, context: context, app: app, key: key, query: query)
+        let credential = try self.authorizer.authorize(request, context: context, app: app, key: key, query: query)
         return try await CredentialNote.answer(authorisedBy: credential, request: request, context: context) {
             try await self.serve(request, context: context, app: app, key: key, query: query)
         }
@@ -42,7 +45,7 @@ struct CDNController {
         query: QueryItems
     ) async throws -> Response {
 
-        guard let metadata = try await self.services.store.metadata(for: key) else { throw S3Error.noSuchKey() }
+        guard let metadata = try await self.store.metadata(for: key) else { throw S3Error.noSuchKey() }
         let transform: ImageTransform?
         do {
             transform = try ImageTransform.parse(query.decoded)
@@ -61,7 +64,7 @@ struct CDNController {
             }
             let variant: ImageVariant
             var closes = false
-            if let cached = self.services.variants.cached(
+            if let cached = self.variants.cached(
                 object: key.rawValue,
                 etag: metadata.etag,
                 transform: transform.normalized
@@ -92,7 +95,7 @@ struct CDNController {
             if closes { response.headers[.connection] = "close" }
             return response
         }
-        let store = self.services.store
+        let store = self.store
         return try Self.respond(
             to: request,
             app: app,
@@ -170,8 +173,8 @@ struct CDNController {
         app: MediaApp,
         transform: ImageTransform
     ) async throws -> ImageVariant {
-        let store = self.services.store
-        let metrics = self.services.metrics
+        let store = self.store
+        let metrics = self.metrics
         let limit = app.configuration.maximumSourcePixels
         guard let format = ImageFormat(mimeType: metadata.contentType) else {
             throw S3Error(TransformRefusal(kind: .invalid, message: "This image format is served as is, never resized"))
@@ -181,7 +184,7 @@ struct CDNController {
                 try VariantRenderer.checkPixels(stored, maximumPixels: limit)
                 try VariantRenderer.checkOutput(stored, transform: transform, maximumPixels: limit)
             }
-            return try await self.services.variants.variant(
+            return try await self.variants.variant(
                 object: key.rawValue,
                 etag: metadata.etag,
                 transform: transform.normalized

@@ -6,8 +6,9 @@ import MockCDNCore
 /// request is enough: a FAT (header or query), a SigV4 or SigV2 presigned query, or a CloudFront signature.
 /// None at all is 401; when every one fails, the first failed rule answers (FAT, then SigV4, then SigV2, then
 /// CloudFront): 403, or 400 for a SigV4 URL scoped to another region.
-struct MediaReadAuthorizer {
-    let services: ServerServices
+struct MediaReadAuthorizer: Sendable {
+    let clock: MockClock
+    let links: LinkSigner
 
     /// Query parameters a client may append to a signed link: image transforms (as Stream's SDKs do, `ro`
     /// included) and a FAT (as CometChat's do). Neither is part of what MockCDN signs.
@@ -31,7 +32,7 @@ struct MediaReadAuthorizer {
         key: ObjectKey,
         query: QueryItems
     ) throws -> CredentialSource {
-        let now = self.services.clock.unixSeconds
+        let now = self.clock.unixSeconds
         var firstFailure: AccessDenied?
         var sawCredential = false
         func attempt(_ check: () throws(AccessDenied) -> Void) -> Bool {
@@ -114,7 +115,7 @@ struct MediaReadAuthorizer {
     /// The URLs the request may have been signed as: under the Host header and under the public URL, with
     /// the query minus signing parameters, and also minus appendable parameters.
     private func cloudFrontResources(_ request: Request, query: QueryItems) -> [String] {
-        var bases = [self.services.links.baseURL]
+        var bases = [self.links.baseURL]
         if let host = request.head.authority { bases.append("http://" + host) }
         let unsigned = query.raw.filter { !CloudFrontCredential.parameterNames.contains($0.name) }
         let unappended = unsigned.filter { !Self.appendableParameters.contains($0.name) }

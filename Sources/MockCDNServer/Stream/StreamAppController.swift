@@ -6,8 +6,11 @@ import NIOPosix
 
 /// Stream app settings (`GET|PATCH /app`), channel members and the channel's upload listing.
 struct StreamAppController {
-    let services: ServerServices
-    var auth: StreamAuthenticator { self.services.streamAuth }
+    let auth: StreamAuthenticator
+    let store: any ObjectStore
+    let clock: MockClock
+    let channels: ChannelDirectory
+    let links: LinkSigner
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         // v1 (stream-chat) and v2 (getstream) spell the same settings route.
@@ -80,9 +83,9 @@ struct StreamAppController {
         _ request: Request,
         context: AppRequestContext,
         caller: StreamCaller
-    ) async throws -> EditedResponse<StreamUploadController.DurationResponse> {
+    ) async throws -> EditedResponse<DurationResponse> {
         let app = try caller.requireServer().app
-        let update = try await Self.decodeJSON(AppSettings.self, from: request)
+        let update = try await StreamRequest.decodeJSON(AppSettings.self, from: request)
         for config in [update.fileUploadConfig, update.imageUploadConfig].compactMap({ $0 }) where config.sizeLimit < 0
         {
             throw StreamAPIError.input("size_limit must not be negative")
@@ -106,14 +109,14 @@ struct StreamAppController {
         _ request: Request,
         context: AppRequestContext,
         caller: StreamCaller
-    ) async throws -> EditedResponse<StreamUploadController.DurationResponse> {
+    ) async throws -> EditedResponse<DurationResponse> {
         let app = try caller.requireServer().app
-        let channel = try StreamUploadController.channel(context)
-        let members = try await Self.decodeJSON(MembersRequest.self, from: request)
+        let channel = try StreamRequest.channel(context)
+        let members = try await StreamRequest.decodeJSON(MembersRequest.self, from: request)
         guard !members.userIDs.isEmpty, members.userIDs.allSatisfy({ !$0.isEmpty && $0.count <= 255 }) else {
             throw StreamAPIError.input("user_ids must name at least one user, each at most 255 characters")
         }
-        self.services.channels.add(members.userIDs, app: app.id, channel: channel)
+        self.channels.add(members.userIDs, app: app.id, channel: channel)
         return EditedResponse(status: .created, response: .init(duration: context.duration))
     }
 
@@ -142,9 +145,9 @@ struct StreamAppController {
 
     func uploads(_ request: Request, context: AppRequestContext, caller: StreamCaller) async throws -> UploadsResponse {
         let app = caller.app
-        let channel = try StreamUploadController.channel(context)
+        let channel = try StreamRequest.channel(context)
         if !caller.claims.isServer {
-            guard let user = caller.claims.userID, self.services.channels.isMember(user, app: app.id, channel: channel)
+            guard let user = caller.claims.userID, self.channels.isMember(user, app: app.id, channel: channel)
             else {
                 throw StreamAPIError.notAllowed("user is not a member of channel \(channel)")
             }
@@ -152,8 +155,8 @@ struct StreamAppController {
         let query = context.query(of: request)
         let limit = try Self.pageNumber(query.values("limit").first, name: "limit", range: 1...Self.maximumPageSize)
         let offset = try Self.pageNumber(query.values("offset").first, name: "offset", range: 0...Int(Int32.max))
-        let now = self.services.clock.unixSeconds
-        let objects = try await self.services.store.list(prefix: app.id + "/")
+        let now = self.clock.unixSeconds
+        let objects = try await self.store.list(prefix: app.id + "/")
             .filter { $0.extras["channel"] == channel }
             .sorted {
                 (Double($0.extras["uploaded_at"] ?? "") ?? 0, $0.key) < (
@@ -165,13 +168,13 @@ struct StreamAppController {
         var postersOf: [String: ObjectMetadata] = [:]
         for object in objects {
             if let name = object.extras["poster"], let key = try? ObjectKey(name),
-                let poster = try await self.services.store.metadata(for: key)
+                let poster = try await self.store.metadata(for: key)
             {
                 postersOf[object.key] = poster
             }
         }
         let posters = postersOf
-        let links = self.services.links
+        let links = self.links
         let base = links.base(for: request)
         // RSA signing costs about a millisecond a link: a page of them is signed on the thread pool, never on
         // the event loop that serves every other request.
@@ -209,14 +212,5 @@ struct StreamAppController {
             throw StreamAPIError.input("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
-    }
-
-    /// Decodes a small JSON body (at most 64 KiB); malformed JSON is a Stream input error.
-    static func decodeJSON<Value: Decodable>(_ type: Value.Type, from request: Request) async throws -> Value {
-        do {
-            return try await request.decodeJSONBody(type)
-        } catch {
-            throw StreamAPIError.input(error.message)
-        }
     }
 }

@@ -7,8 +7,14 @@ import NIOCore
 /// `/channels/{type}/{id}/image|file`, `/api/v2/chat/channels/{type}/{id}/image|file`,
 /// `/api/v2/uploads/image|file`.
 struct StreamUploadController {
-    let services: ServerServices
-    var auth: StreamAuthenticator { self.services.streamAuth }
+    let auth: StreamAuthenticator
+    let store: any ObjectStore
+    let clock: MockClock
+    let channels: ChannelDirectory
+    let links: LinkSigner
+    let variants: VariantCache
+    let uploads: UploadReceiver
+    let posters: VideoPosters
 
     /// The non-file parts MockCDN reads.
     static let fieldNames: Set<String> = ["user", "upload_sizes"]
@@ -18,7 +24,7 @@ struct StreamUploadController {
             for prefix in ["channels", "api/v2/chat/channels"] {
                 let path = RouterPath("\(prefix)/:type/:id/\(kind.rawValue)")
                 router.post(path) { request, context in
-                    let channel = try Self.channel(context)
+                    let channel = try StreamRequest.channel(context)
                     return try await self.auth.answer(request, context: context) {
                         try await self.upload(request, context: context, caller: $0, kind: kind, channel: channel)
                     }
@@ -40,16 +46,6 @@ struct StreamUploadController {
                 }
             }
         }
-    }
-
-    /// `type:id`, as Stream names a channel (its cid).
-    static func channel(_ context: AppRequestContext) throws -> String {
-        let type = try context.parameters.require("type")
-        let id = try context.parameters.require("id")
-        guard type.count <= 64, id.count <= 64, !type.contains(":"), !id.contains(":") else {
-            throw StreamAPIError.input("channel type and id must be at most 64 characters without ':'")
-        }
-        return type + ":" + id
     }
 
     // MARK: - Upload
@@ -88,7 +84,7 @@ struct StreamUploadController {
         channel: String?
     ) async throws -> EditedResponse<UploadResponse> {
         let app = caller.app
-        let receiver = UploadReceiver(services: self.services)
+        let receiver = self.uploads
         // A refusal (UploadFailure) reaches the group's envelope middleware as it is.
         let received = try await receiver.receive(
             request,
@@ -115,17 +111,17 @@ struct StreamUploadController {
             }
             let sizeTransforms = try (requestedSizes ?? []).enumerated().map(Self.transform)
             if received.object.owner != user {
-                try await self.services.store.updateMetadata(received.key) { $0.owner = user }
+                try await self.store.updateMetadata(received.key) { $0.owner = user }
             }
-            if let channel, let user { self.services.channels.add([user], app: app.id, channel: channel) }
+            if let channel, let user { self.channels.add([user], app: app.id, channel: channel) }
 
-            let now = self.services.clock.unixSeconds
-            let base = self.services.links.base(for: request)
-            let link = try self.services.links.signedURL(app: app, object: received.object, now: now, base: base)
+            let now = self.clock.unixSeconds
+            let base = self.links.base(for: request)
+            let link = try self.links.signedURL(app: app, object: received.object, now: now, base: base)
             // Stream answers a server-made thumbnail for videos; an undecodable video still uploads, without.
-            let poster = await self.services.storePoster(for: received.object, key: received.key)
+            let poster = await self.posters.storePoster(for: received.object, key: received.key)
             let thumbnailOf =
-                try poster.map { try self.services.links.signedURL(app: app, object: $0, now: now, base: base) }
+                try poster.map { try self.links.signedURL(app: app, object: $0, now: now, base: base) }
                 ?? (kind == .image ? link : nil)
             let uploadSizes = requestedSizes.map { sizes in
                 zip(sizes, sizeTransforms).map { size, transform in
@@ -142,8 +138,8 @@ struct StreamUploadController {
             )
             return EditedResponse(status: .created, response: response)
         } catch {
-            if let current = try? await self.services.store.metadata(for: received.key) {
-                await self.services.deletePoster(of: current)
+            if let current = try? await self.store.metadata(for: received.key) {
+                await self.posters.deletePoster(of: current)
             }
             await receiver.discard(received.object)
             throw error
@@ -183,10 +179,6 @@ struct StreamUploadController {
 
     // MARK: - Delete
 
-    struct DurationResponse: ResponseEncodable {
-        let duration: String
-    }
-
     struct DeleteBody: Decodable {
         let url: String
     }
@@ -199,7 +191,7 @@ struct StreamUploadController {
     ) async throws -> DurationResponse {
         var url = request.uri.queryParameters["url"].map(String.init)
         if url == nil, request.uri.path.hasPrefix("/api/v2/") {
-            url = try await StreamAppController.decodeJSON(DeleteBody.self, from: request).url
+            url = try await StreamRequest.decodeJSON(DeleteBody.self, from: request).url
         }
         guard let url, !url.isEmpty else { throw StreamAPIError.input("url is a required parameter") }
         guard let path = URLComponents(string: url)?.percentEncodedPath,
@@ -207,15 +199,15 @@ struct StreamUploadController {
         else {
             throw StreamAPIError.input("url is not a CDN URL of this app")
         }
-        guard let metadata = try await self.services.store.metadata(for: key) else {
+        guard let metadata = try await self.store.metadata(for: key) else {
             throw StreamAPIError.notFound("no file or image at url")
         }
         guard caller.claims.isServer || metadata.owner == caller.claims.userID else {
             throw StreamAPIError.notAllowed("only the uploader or a server-side token may delete this file")
         }
-        try await self.services.store.delete(key)
-        self.services.variants.drop(object: key.rawValue)
-        await self.services.deletePoster(of: metadata)
+        try await self.store.delete(key)
+        self.variants.drop(object: key.rawValue)
+        await self.posters.deletePoster(of: metadata)
         return DurationResponse(duration: context.duration)
     }
 

@@ -49,7 +49,7 @@ struct FixtureLoader: Sendable {
             let bytes = ByteBuffer(bytes: data)
             var extras = ["original_name": name]
             if contentType != ImageFormat.svg.mimeType, let format = ImageFormat(mimeType: contentType),
-                let header = await ServerServices.imageHeader(of: bytes, as: format)
+                let header = await ImageProbe.header(of: bytes, as: format)
             {
                 extras.merge(header.extras) { _, new in new }
             }

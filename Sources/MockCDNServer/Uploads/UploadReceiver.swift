@@ -19,8 +19,11 @@ enum UploadFailure: Error {
 /// Receives a multipart/form-data upload for any of MockCDN's upload routes: applies the app's policy to
 /// the `file` part's first bytes, streams it into the store under `{app}/{folder}/{uuid}/{name}`, and
 /// collects the small named fields. Nothing stays stored when it throws.
-struct UploadReceiver {
-    let services: ServerServices
+struct UploadReceiver: Sendable {
+    let store: any ObjectStore
+    let clock: MockClock
+    /// Moves on at every reset: an upload that commits after one removes itself.
+    let epoch: ResetEpoch
 
     /// Multipart framing allowed on top of the file size before Content-Length alone earns a 413.
     static let multipartAllowance = 64 * 1024
@@ -62,7 +65,7 @@ struct UploadReceiver {
         guard let boundary = MultipartReader.boundary(contentType: request.headers[.contentType]) else {
             throw UploadFailure.input("Content-Type must be multipart/form-data with a boundary")
         }
-        let epoch = self.services.epoch.current
+        let epoch = self.epoch.current
         let reader = MultipartReader(
             body: request.body,
             boundary: boundary,
@@ -107,7 +110,7 @@ struct UploadReceiver {
             guard let object = stored else { throw UploadFailure.input("file is a required field") }
             let key = try ObjectKey(object.key)
             // A reset while the bytes streamed in: the fresh state must not hold this upload.
-            guard self.services.epoch.current == epoch else {
+            guard self.epoch.current == epoch else {
                 throw UploadFailure.unavailable(
                     "MockCDN was reset while this upload was in flight; send it again",
                     status: .serviceUnavailable
@@ -130,7 +133,7 @@ struct UploadReceiver {
 
     /// Removes an object a request stored before it failed.
     func discard(_ object: ObjectMetadata) async {
-        if let key = try? ObjectKey(object.key) { _ = try? await self.services.store.delete(key) }
+        if let key = try? ObjectKey(object.key) { _ = try? await self.store.delete(key) }
     }
 
     /// Sniffs the part's first bytes, applies the policy, then streams the rest into the store.
@@ -166,20 +169,20 @@ struct UploadReceiver {
         let key = try ObjectKey("\(app.id)/\(folder)/\(UUID().uuidString.lowercased())/\(fileName)")
         var extras = extras
         extras["original_name"] = String((part.fileName ?? fileName).prefix(256))
-        extras["uploaded_at"] = String(self.services.clock.now.timeIntervalSince1970)
-        let created = self.services.clock.now
+        extras["uploaded_at"] = String(self.clock.now.timeIntervalSince1970)
+        let created = self.clock.now
         // An image's header is read from the bytes as they stream past, so its size is committed with it,
         // in one metadata write: the first MiB holds every header but GIF's frame count, which needs the file.
         let format = ImageFormat(mimeType: contentType).flatMap { $0 == .svg ? nil : $0 }
         let tap = format.map {
-            ProbeTap(limit: $0 == .gif ? ServerServices.probeWholeBytes : ServerServices.probePrefixBytes)
+            ProbeTap(limit: $0 == .gif ? ImageProbe.wholeBytes : ImageProbe.prefixBytes)
         }
         let tapped = TappedBody(base: ResumedPartBody(head: head, rest: body), tap: tap)
-        return try await self.services.store.put(key, body: tapped, maxBytes: limit) {
+        return try await self.store.put(key, body: tapped, maxBytes: limit) {
             var attributes = ObjectAttributes(contentType: contentType, owner: owner, extras: extras, created: created)
             guard let tap, let format else { return attributes }
             let prefix = tap.bytes
-            if let header = await ServerServices.imageHeader(of: prefix, as: format) {
+            if let header = await ImageProbe.header(of: prefix, as: format) {
                 attributes.extras.merge(header.extras) { _, new in new }
             } else if kind == .image {
                 // Bytes libvips cannot read are refused on the image routes, and stored as they are elsewhere.

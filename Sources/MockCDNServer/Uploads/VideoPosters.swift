@@ -3,7 +3,13 @@ import MockCDNCore
 import NIOCore
 import NIOPosix
 
-extension ServerServices {
+/// Video posters: made with ffmpeg when a video is stored, deleted with it.
+struct VideoPosters: Sendable {
+    let store: any ObjectStore
+    let clock: MockClock
+    /// Moves on at every reset: a poster finished after one is not kept.
+    let epoch: ResetEpoch
+
     /// Posters made at once. Each is an ffmpeg process of 60 to 90 MiB resident for up to `posterTimeLimit`;
     /// more uploads wait for a slot rather than start more of them on two cores.
     static let posterSlots = AsyncSemaphore(permits: 2)
@@ -41,7 +47,7 @@ extension ServerServices {
                     )
                 }
             }),
-            let header = await Self.imageHeader(of: jpeg, as: .jpeg)
+            let header = await ImageProbe.header(of: jpeg, as: .jpeg)
         else {
             return nil
         }

@@ -2,15 +2,16 @@ import MockCDNCore
 import NIOCore
 import NIOPosix
 
-extension ServerServices {
+/// Image headers read without decoding pixels, on the probe pool: for uploads, fixtures and video posters.
+enum ImageProbe {
     /// Bytes of an upload kept to probe its header: all of a GIF up to this size (frame counts need the
-    /// whole file), else the first `probePrefixBytes` (enough for the header of every other format).
-    static let probeWholeBytes = 16 * 1024 * 1024
-    static let probePrefixBytes = 1024 * 1024
+    /// whole file), else the first `prefixBytes` (enough for the header of every other format).
+    static let wholeBytes = 16 * 1024 * 1024
+    static let prefixBytes = 1024 * 1024
 
     /// The header of an image in `format`, read on the probe pool (so long renders never delay it); nil when
     /// the bytes are not such an image.
-    static func imageHeader(of bytes: ByteBuffer, as format: ImageFormat) async -> ImageHeader? {
+    static func header(of bytes: ByteBuffer, as format: ImageFormat) async -> ImageHeader? {
         try? await ImageWorkers.shared.probes.runIfActive { try Vips.probe(bytes, as: format) }
     }
 }
