@@ -312,6 +312,19 @@ struct DiskServer: Sendable {
         return try await HTTP.send("POST", self.url(path + query), headers: headers, body: Multipart.body(parts))
     }
 
+    /// The server's clock now, in Unix seconds.
+    func clockNow() async throws -> Int64 {
+        try #require(try await HTTP.get(self.url("/_mockcdn/clock")).json["now"] as? Int64)
+    }
+
+    /// What `body` returns, with the server's clock read just before and just after it: whatever the server
+    /// stamped inside `body` lies in that range, however loaded the machine is.
+    func bracketed<Result>(_ body: () async throws -> Result) async throws -> (Result, ClosedRange<Int64>) {
+        let before = try await self.clockNow()
+        let result = try await body()
+        return (result, before...(try await self.clockNow()))
+    }
+
     func setClock(_ now: Int64) async throws {
         let reply = try await HTTP.send("PUT", self.url("/_mockcdn/clock"), body: Data(#"{"now":\#(now)}"#.utf8))
         try #require(reply.status == 200)
