@@ -1,0 +1,44 @@
+"""The README's "Try it" block, run as written: only the port (a free one, not 8080) and the binary (the one
+under test, not `.build/release`) differ, and `make serve &` becomes starting that binary.
+
+Run from the repository root: ``python3 -m pytest -q Tests/compat``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+from conftest import launch
+from support import BINARY, REPO, image_size
+
+
+def try_it_block() -> str:
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## Try it\n", 1)[1]
+    match = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert match, "no sh block under ## Try it"
+    return match.group(1)
+
+
+def test_try_it_runs_as_written(tmp_path):
+    block = try_it_block()
+    lines = block.splitlines()
+    assert lines[0] == "make serve &", lines[0]
+    assert "MOCKCDN=.build/release/mockcdn" in block
+    with launch() as server:
+        port = server.url.rsplit(":", 1)[1]
+        script = "\n".join(lines[1:]).replace("127.0.0.1:8080", f"127.0.0.1:{port}")
+        script = script.replace("MOCKCDN=.build/release/mockcdn", f"MOCKCDN={BINARY}")
+        script = script.replace("OUT=$(mktemp -d)", f"OUT={tmp_path}")
+        result = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120
+        )
+    assert result.returncode == 0, result.stderr
+    upload = json.loads((tmp_path / "upload.json").read_text())
+    assert upload["file"].startswith(server.url + "/demo/images/"), upload
+    assert image_size((tmp_path / "thumb.jpg").read_bytes())[0] == 100
+    assert (tmp_path / "sample.pdf").read_bytes() == (REPO / "Fixtures/media/sample.pdf").read_bytes()
+    for name in ("upload.json", "thumb.jpg", "sample.pdf"):
+        assert name in result.stdout
