@@ -13,18 +13,31 @@ extension Request {
 
     /// Collects and decodes a small JSON body, bounded by `maximumJSONBytes`.
     ///
-    /// - Parameter type: the expected shape.
+    /// - Parameters:
+    ///   - type: the expected type.
+    ///   - shape: the members the body may have; nil takes any (and ignores the ones `type` does not read).
     /// - Returns: the decoded value.
     /// - Throws: `JSONBodyError` naming what was wrong.
-    func decodeJSONBody<Value: Decodable>(_ type: Value.Type) async throws(JSONBodyError) -> Value {
+    func decodeJSONBody<Value: Decodable>(
+        _ type: Value.Type,
+        shape: MemberShape? = nil
+    ) async throws(JSONBodyError) -> Value {
         let body: ByteBuffer
         do {
             body = try await self.body.collect(upTo: Self.maximumJSONBytes)
         } catch {
             throw JSONBodyError(message: "request body is larger than \(Self.maximumJSONBytes) bytes")
         }
+        let data = Data(body.readableBytesView)
+        if let shape, let json = try? JSONSerialization.jsonObject(with: data),
+            let unknown = shape.unknownMember(inJSON: json)
+        {
+            throw JSONBodyError(message: "unknown member \(unknown)")
+        }
         do {
-            return try JSONDecoder().decode(type, from: Data(body.readableBytesView))
+            return try JSONDecoder().decode(type, from: data)
+        } catch let error as JSONBodyError {
+            throw error
         } catch {
             throw JSONBodyError(message: "request body is not valid JSON of the expected shape")
         }

@@ -89,7 +89,7 @@ struct ServeSettingTableTests {
             let error = #expect(throws: MockCDNError.self) {
                 try ServerConfiguration.resolve(flags: ServeSettings(flags: [.config: file.path]), environment: [:])
             }
-            #expect(error?.detail == "\(file.path): server.\(key) is not a setting")
+            #expect(error?.detail == "\(file.path): line 2, column 3: server.\(key) is not a setting")
         }
         try Data("server:\n  port: 99999\n".utf8).write(to: file)
         let error = #expect(throws: MockCDNError.self) {

@@ -251,9 +251,59 @@ struct TestControlTests {
                 let reply = try await HTTP.send("POST", server.url("/_mockcdn/faults"), body: Data(body.utf8))
                 #expect(reply.status == 400, "\(body): \(reply.text)")
             }
-            let id = try await server.addFault("{}")
+            let id = try await server.addFault(#"{"action":{"status":503}}"#)
             #expect(try await HTTP.send("DELETE", server.url("/_mockcdn/faults/\(id)")).status == 204)
             #expect(try await HTTP.send("DELETE", server.url("/_mockcdn/faults/\(id)")).status == 404)
+        }
+    }
+
+    @Test("a misspelt member, an empty action, or an unknown filter is 400 naming it, and nothing is installed")
+    func strictInput() async throws {
+        try await DiskServer.run { server in
+            for (method, path, body, message) in [
+                (
+                    "POST", "/_mockcdn/faults", #"{"match":{"methd":"GET"},"action":{"status":503}}"#,
+                    "unknown member match.methd"
+                ),
+                ("POST", "/_mockcdn/faults", #"{"action":{"staus":503}}"#, "unknown member action.staus"),
+                ("POST", "/_mockcdn/faults", #"{"actions":{"status":503}}"#, "unknown member actions"),
+                ("POST", "/_mockcdn/faults", #"{"match":{"method":"GET"}}"#, "action must set status"),
+                ("POST", "/_mockcdn/faults", #"{"action":{}}"#, "action must set status"),
+                ("PUT", "/_mockcdn/clock", #"{"now":1,"tz":"UTC"}"#, "unknown member tz"),
+                ("PUT", "/_mockcdn/clock", #"{"now":"yesterday"}"#, "now must be Unix seconds or an ISO 8601"),
+                ("POST", "/_mockcdn/clock/advance", #"{"second":5}"#, "unknown member second"),
+                ("GET", "/_mockcdn/requests?methd=GET", "", "unknown filter methd"),
+            ] {
+                let reply = try await HTTP.send(method, server.url(path), body: body.isEmpty ? nil : Data(body.utf8))
+                #expect(reply.status == 400, "\(body)")
+                #expect(
+                    ((reply.json["error"] as? [String: Any])?["message"] as? String)?.contains(message) == true,
+                    "\(body): \(reply.text)"
+                )
+            }
+            #expect((try await HTTP.get(server.url("/_mockcdn/faults")).json["faults"] as? [Any])?.isEmpty == true)
+            #expect(try await HTTP.get(server.url("/_mockcdn/requests?method=GET&path=/demo&status=200")).status == 200)
+        }
+    }
+
+    @Test("the clock takes ISO 8601 as well as Unix seconds")
+    func clockISO8601() async throws {
+        try await DiskServer.run { server in
+            for (text, seconds) in [
+                ("2026-11-23T10:00:00Z", 1_795_428_000), ("2026-11-23T11:00:00+01:00", 1_795_428_000),
+                ("2030-01-01T00:00:00.750Z", 1_893_456_000),
+            ] as [(String, Int64)] {
+                let started = ContinuousClock.now
+                let reply = try await HTTP.send(
+                    "PUT",
+                    server.url("/_mockcdn/clock"),
+                    body: Data(#"{"now":"\#(text)"}"#.utf8)
+                )
+                #expect(reply.status == 200, "\(text): \(reply.text)")
+                let now = try await server.clockNow()
+                let since = (ContinuousClock.now - started).components.seconds + 1
+                #expect((seconds...seconds + since).contains(now), "\(text)")
+            }
         }
     }
 

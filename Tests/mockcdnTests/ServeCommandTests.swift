@@ -255,6 +255,16 @@ struct ServeConfigTests {
             ("apps:\n  - app_id: acme\n    api_key: k\n    api_secret: [SUPERSECRET-value\n", "line 5"),
             ("apps:\n  - app_id: acme\n    api_secret: s\n", "apps[0].api_key: required key is missing"),
             ("apps:\n  - app_id: channels\n    api_key: k\n    api_secret: s\n", "app id \"channels\""),
+            ("server:\n  prot: 9000\n", "line 2, column 3: server.prot is not a setting"),
+            (
+                "apps:\n  - app_id: acme\n    api_key: k\n    api_secret: s\n    regoin: eu\n",
+                "line 5, column 5: apps[0].regoin is not a setting"
+            ),
+            (
+                "apps:\n  - app_id: acme\n    api_key: k\n    api_secret: s\n    keys:\n      - id: K1\n        staus: active\n",
+                "line 7, column 9: apps[0].keys[0].staus is not a setting"
+            ),
+            ("aps: []\n", "line 1, column 1: aps is not a setting"),
             (
                 "apps:\n  - app_id: acme\n    api_key: k\n    api_secret: s\n    keys:\n      - id: K1\n        status: active\n        private_key: missing.pem\n",
                 "cannot read"

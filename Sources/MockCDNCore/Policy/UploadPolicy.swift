@@ -33,7 +33,10 @@ public struct UploadConfig: Sendable, Codable, Equatable {
         self.sizeLimit = try container.decodeIfPresent(Int.self, forKey: .sizeLimit) ?? 0
     }
 
-    enum CodingKeys: String, CodingKey {
+    /// The members a configuration may have, as JSON and YAML spell them.
+    public static var memberNames: [String] { CodingKeys.allCases.map(\.rawValue) }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case allowedFileExtensions = "allowed_file_extensions"
         case blockedFileExtensions = "blocked_file_extensions"
         case allowedMimeTypes = "allowed_mime_types"

@@ -74,6 +74,24 @@ public struct ConfigurationFile: Decodable, Sendable {
     let server: [String: String]?
     let apps: [App]?
 
+    /// Every key the file may have: any other stops the server at start, naming the file, the line and
+    /// the column, so a misspelt key (`prot:`, `regoin:`) is never quietly ignored.
+    static let shape: MemberShape = {
+        let uploadConfig = MemberShape.object(
+            Dictionary(uniqueKeysWithValues: UploadConfig.memberNames.map { ($0, .value) })
+        )
+        let key = MemberShape.object(["id": .value, "status": .value, "private_key": .value, "public_key": .value])
+        let app = MemberShape.object([
+            "app_id": .value, "api_key": .value, "api_secret": .value, "region": .value, "s3_region": .value,
+            "link_ttl": .value, "presign_ttl": .value, "max_source_pixels": .value, "inline_active_content": .value,
+            "keys": .list(key), "file_upload_config": uploadConfig, "image_upload_config": uploadConfig,
+        ])
+        let server = MemberShape.object(
+            Dictionary(uniqueKeysWithValues: ServeSetting.all.filter { $0.configKey != nil }.map { ($0.name, .value) })
+        )
+        return .object(["apps": .list(app), "server": server])
+    }()
+
     /// The largest config file read.
     static let maximumLength = 1024 * 1024
 
@@ -192,6 +210,10 @@ public struct ConfigurationFile: Decodable, Sendable {
         }
         let file: ConfigurationFile
         do {
+            if let node = try Yams.compose(yaml: text), let unknown = Self.shape.unknownMember(inYAML: node) {
+                let place = unknown.mark.map { "line \($0.line), column \($0.column): " } ?? ""
+                throw MockCDNError.invalidConfiguration("\(path): \(place)\(unknown.name) is not a setting")
+            }
             file = try YAMLDecoder().decode(ConfigurationFile.self, from: text)
         } catch let error as YamlError {
             throw MockCDNError.invalidConfiguration("\(path): \(Self.describe(error))")

@@ -10,8 +10,35 @@ struct ClockController {
         let now: Int64
     }
 
+    /// `now` as Unix seconds, or as an ISO 8601 date and time with its offset (`2026-11-23T10:00:00Z`).
     struct SetClock: Decodable {
         let now: Int64
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if let seconds = try? container.decode(Int64.self, forKey: .now) {
+                self.now = seconds
+                return
+            }
+            let text = try container.decode(String.self, forKey: .now)
+            guard let date = SetClock.iso8601(text) else {
+                throw JSONBodyError(
+                    message: "now must be Unix seconds or an ISO 8601 date and time, such as 2026-11-23T10:00:00Z"
+                )
+            }
+            self.now = Int64(date.timeIntervalSince1970.rounded(.down))
+        }
+
+        private static func iso8601(_ text: String) -> Date? {
+            let formatter = ISO8601DateFormatter()
+            if let date = formatter.date(from: text) { return date }
+            formatter.formatOptions.insert(.withFractionalSeconds)
+            return formatter.date(from: text)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case now
+        }
     }
 
     struct Advance: Decodable {
@@ -25,18 +52,31 @@ struct ClockController {
 
     func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.get("clock") { _, _ in ClockState(now: self.clock.unixSeconds) }
-        group.put("clock") { request, context in
-            let body = try await request.decode(as: SetClock.self, context: context)
+        group.put("clock") { request, _ in
+            let body = try await Self.body(SetClock.self, of: request, shape: .object(["now": .value]))
             guard Self.range.contains(body.now) else { throw Self.outOfRange }
             self.clock.set(Date(timeIntervalSince1970: TimeInterval(body.now)))
             return ClockState(now: self.clock.unixSeconds)
         }
-        group.post("clock/advance") { request, context in
-            let body = try await request.decode(as: Advance.self, context: context)
+        group.post("clock/advance") { request, _ in
+            let body = try await Self.body(Advance.self, of: request, shape: .object(["seconds": .value]))
             let (target, overflow) = self.clock.unixSeconds.addingReportingOverflow(body.seconds)
             guard !overflow, Self.range.contains(target) else { throw Self.outOfRange }
             self.clock.advance(by: TimeInterval(body.seconds))
             return ClockState(now: self.clock.unixSeconds)
+        }
+    }
+
+    /// A clock body; any fault in it is a 400 naming what was wrong.
+    private static func body<Value: Decodable>(
+        _ type: Value.Type,
+        of request: Request,
+        shape: MemberShape
+    ) async throws -> Value {
+        do {
+            return try await request.decodeJSONBody(type, shape: shape)
+        } catch {
+            throw HTTPError(.badRequest, message: error.message)
         }
     }
 }

@@ -11,6 +11,18 @@ struct FaultsController {
         var action: FaultInjector.Action?
     }
 
+    /// Every member a rule may have: a misspelt one is refused rather than read as absent (a `match`
+    /// without its `method` would catch every request).
+    static let shape = MemberShape.object([
+        "match": .object(["method": .value, "path": .value, "query": .value]),
+        "times": .value,
+        "probability": .value,
+        "action": .object([
+            "status": .value, "body": .value, "delay_ms": .value, "throttle_bytes_per_sec": .value,
+            "reset_after_bytes": .value, "truncate_after_bytes": .value,
+        ]),
+    ])
+
     struct Created: ResponseEncodable {
         let id: String
     }
@@ -47,16 +59,23 @@ struct FaultsController {
         group.post("faults") { request, context in
             let body: NewRule
             do {
-                body = try await request.decodeJSONBody(NewRule.self)
+                body = try await request.decodeJSONBody(NewRule.self, shape: Self.shape)
             } catch let error as JSONBodyError {
                 throw HTTPError(.badRequest, message: error.message)
+            }
+            guard let action = body.action, action != FaultInjector.Action() else {
+                throw HTTPError(
+                    .badRequest,
+                    message: "action must set status, body, delay_ms, throttle_bytes_per_sec, reset_after_bytes "
+                        + "or truncate_after_bytes"
+                )
             }
             do {
                 let id = try self.faults.add(
                     match: body.match ?? .init(),
                     times: body.times,
                     probability: body.probability,
-                    action: body.action ?? .init()
+                    action: action
                 )
                 return EditedResponse(status: .created, response: Created(id: id))
             } catch let error as FaultInjector.Invalid {

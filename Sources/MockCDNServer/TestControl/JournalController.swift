@@ -41,8 +41,17 @@ struct JournalController {
         let requests: [Entry]
     }
 
+    /// The query parameters `GET /_mockcdn/requests` filters by; any other is refused by name.
+    static let filters: Set<String> = ["method", "path", "status"]
+
     func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.get("requests") { request, _ in
+            if let unknown = request.uri.queryParameters.first(where: { !Self.filters.contains(String($0.key)) }) {
+                throw HTTPError(
+                    .badRequest,
+                    message: "unknown filter \(unknown.key.prefix(64)); the filters are method, path and status"
+                )
+            }
             let method = request.uri.queryParameters["method"].map { String($0).uppercased() }
             let path = request.uri.queryParameters["path"].map(String.init)
             var status: Int?
