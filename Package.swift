@@ -42,16 +42,22 @@ let package = Package(
     ],
     // MARK: - Targets
     targets: [
+        // libcrypto, found through pkg-config (no bare -lcrypto, so Homebrew's keg-only openssl@3 is found too).
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
         // libcrypto behind a tiny C API: HMAC, SHA, RSA, RAND, constant-time compare.
         .target(
             name: "CMockCDNCrypto",
-            linkerSettings: [.linkedLibrary("crypto")]
+            dependencies: ["CLibCrypto"]
         ),
         // libvips, found through pkg-config.
         .systemLibrary(
             name: "CVips",
             pkgConfig: "vips",
-            providers: [.apt(["libvips-dev"])]
+            providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
         // Fixed-arity wrappers over libvips' variadic API, which Swift cannot call.
         .target(

@@ -50,6 +50,9 @@ public func buildApplication(
     )
 }
 
+/// This build's version, as `mockcdn --version` and the index route show it.
+public let mockCDNVersion = "0.5.0"
+
 /// Runs MockCDN until SIGINT or SIGTERM, printing the ready banner on stdout once it listens.
 ///
 /// - Parameter configuration: what to bind and serve.
@@ -67,7 +70,14 @@ public func runServer(_ configuration: ServerConfiguration) async throws {
         // Written straight to the descriptor: stdout is block-buffered when piped, and scripts wait for it.
         FileHandle.standardOutput.write(Data((banner(baseURL, token) + "\n").utf8))
     }
-    try await serviceGroup(running: app, stoppingOn: [.sigint, .sigterm], logger: Logger(label: "mockcdn")).run()
+    do {
+        try await serviceGroup(running: app, stoppingOn: [.sigint, .sigterm], logger: Logger(label: "mockcdn")).run()
+    } catch let error as IOError where error.errnoCode == EADDRINUSE {
+        throw MockCDNError.invalidConfiguration(
+            "--port \(configuration.port): \(configuration.host):\(configuration.port) is already in use; "
+                + "pass --port 0 to let the server pick a free port"
+        )
+    }
 }
 
 /// The service group that runs MockCDN: on `signals` (or `triggerGracefulShutdown`) it stops listening and

@@ -41,7 +41,12 @@ struct ServeCommandTests {
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
+        // A binary that should have refused its arguments but serves instead is stopped, and the test fails
+        // on its status, rather than waiting forever.
+        let deadline = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: deadline)
         process.waitUntilExit()
+        deadline.cancel()
         return (
             process.terminationStatus,
             try String(contentsOf: err, encoding: .utf8),
@@ -158,7 +163,63 @@ struct ServeCommandTests {
             guard line.hasPrefix("  --"), let flag = words.first else { return nil }
             return String(flag)
         }
-        #expect(Set(options) == Set(ServeSetting.all.map(\.flag)), "one option per setting, and -h, --help")
+        #expect(
+            Set(options) == Set(ServeSetting.all.map(\.flag) + ["--version"]),
+            "one option per setting, --version, -h/--help"
+        )
+    }
+
+    @Test("start-up errors are one line naming the setting: a busy port, no fixtures folder, no data directory")
+    func startupErrors() throws {
+        let busy = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(busy) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(busy, $0, length) == 0 && listen(busy, 1) == 0 && getsockname(busy, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        // A regular file where the data directory's parent should be: no user, root included, can create it.
+        let blocker = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mockcdn-blocker-\(UUID().uuidString)"
+        )
+        FileManager.default.createFile(atPath: blocker.path, contents: Data("not a folder".utf8))
+        defer { try? FileManager.default.removeItem(at: blocker) }
+        let dataDirectory = blocker.appendingPathComponent("data").path
+        for (arguments, message) in [
+            (
+                ["--port", String(port)],
+                "--port \(port): 127.0.0.1:\(port) is already in use; pass --port 0 to let the server pick a free port"
+            ),
+            (
+                ["--port", "0", "--fixtures", "/nonexistent/media"],
+                "the fixtures folder /nonexistent/media does not exist"
+            ),
+            (
+                ["--port", "0", "--data-dir", dataDirectory],
+                "cannot open the data directory \(dataDirectory) (--data-dir): a folder above it is missing or is not a folder"
+            ),
+        ] {
+            let (status, stderr, _) = try Self.runToExit(["serve"] + arguments)
+            #expect(status != 0)
+            #expect(stderr.contains(message), "\(stderr)")
+            #expect(
+                stderr.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").count == 1,
+                "\(stderr)"
+            )
+        }
+    }
+
+    @Test("--version prints the version")
+    func version() throws {
+        let (status, _, stdout) = try Self.runToExit(["--version"])
+        #expect(status == 0)
+        #expect(stdout == mockCDNVersion + "\n")
     }
 
     @Test("a port out of range exits non-zero with a reason")

@@ -59,7 +59,15 @@ public final class DiskObjectStore: ObjectStore {
         } catch let error as MockCDNError {
             throw error
         } catch {
-            throw MockCDNError.storageFailure("cannot open data directory \(directory): \(error)")
+            let reason =
+                switch (error as? FileSystemError)?.code {
+                case .notFound?, .invalidArgument?: "a folder above it is missing or is not a folder"
+                case .permissionDenied?: "permission denied"
+                case .fileAlreadyExists?, .notEmpty?: "something other than a folder is in the way"
+                case .unavailable?: "the disk is full"
+                default: "it cannot be created or read"
+                }
+            throw MockCDNError.storageFailure("cannot open the data directory \(directory) (--data-dir): \(reason)")
         }
     }
 

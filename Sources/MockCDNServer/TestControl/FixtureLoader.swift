@@ -26,10 +26,16 @@ struct FixtureLoader: Sendable {
     @discardableResult
     func load(into services: ServerServices, app: MediaApp) async throws -> [ObjectKey] {
         let names: [String]
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: self.directory, isDirectory: &isFolder), isFolder.boolValue else {
+            throw MockCDNError.storageFailure(
+                "the fixtures folder \(self.directory) does not exist (--fixtures; `none` preloads nothing)"
+            )
+        }
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: self.directory).sorted()
         } catch {
-            throw MockCDNError.storageFailure("cannot read the fixtures folder \(self.directory): \(error)")
+            throw MockCDNError.storageFailure("cannot read the fixtures folder \(self.directory): permission denied")
         }
         var keys: [ObjectKey] = []
         for name in names where !name.hasPrefix(".") && name != "README.md" {
