@@ -93,7 +93,8 @@ public protocol CDNRequester: Sendable {
 /// MockCDN's requester: on MockCDN's hosts, image requests get Stream's resize parameters (`w`, `h`,
 /// `resize` and `crop` when set, `ro=0`) in place of any the URL had, and a caching key that keeps only
 /// `w`, `h`, `resize`, `crop`, so links that differ in signature, expiry, `fat` or `X-Amz-*` share one
-/// cache entry. In header-based secure-media mode the FAT goes in a header. Other hosts pass untouched.
+/// cache entry. On the secure media host the FAT goes in the query (embedded mode) or in the `fat` header
+/// (header mode). Other hosts pass untouched.
 public struct MockCDNRequester: CDNRequester {
     /// Server, app and credentials.
     public let configuration: MockCDNClientConfiguration
@@ -132,7 +133,7 @@ public struct MockCDNRequester: CDNRequester {
         return self.secured(CDNRequest(url: target, cachingKey: Self.cachingKey(for: target)))
     }
 
-    /// The request for a file: the URL as it is, with the FAT header in header-based mode.
+    /// The request for a file: the URL as it is, with the FAT where the secure-media mode puts it.
     public func fileRequest(for url: URL, options: FileRequestOptions = FileRequestOptions()) -> CDNRequest {
         guard self.isCDNURL(url) else { return CDNRequest(url: url) }
         return self.secured(CDNRequest(url: url))
@@ -165,10 +166,14 @@ public struct MockCDNRequester: CDNRequester {
     }
 
     /// In header-based mode on the secure media host: no `fat` in the URL, the FAT in a header.
+    /// The FAT where the mode puts it, as CometChat's SDK does: in the query in embedded mode, in the `fat`
+    /// header (and out of the query) in header mode; only for URLs on the secure media host.
     private func secured(_ request: CDNRequest) -> CDNRequest {
         let secureMedia = SecureMedia(configuration: self.configuration)
         guard secureMedia.shouldInjectFatHeader(for: request.url), let fat = secureMedia.decodedFat else {
-            return request
+            var embedded = request
+            embedded.url = secureMedia.embeddingFat(in: request.url)
+            return embedded
         }
         var secured = request
         secured.url = secureMedia.stripFatQueryParam(from: request.url)

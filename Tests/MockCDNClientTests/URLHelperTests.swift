@@ -111,9 +111,10 @@ struct URLHelperTests {
         )
     }
 
-    @Test("image requests carry Stream's resize parameters in place of old ones, and ro=0")
+    @Test("image requests carry Stream's resize parameters in place of old ones, and ro=0, then the FAT (embedded)")
     func imageRequests() {
         let requester = MockCDNRequester(configuration: Self.configuration(.embedded))
+        let fat = "&fat=" + Self.encodedFAT
         let base = "http://127.0.0.1:8080/demo/images/u/a.png?Expires=1&Signature=s&Key-Pair-Id=K"
         let cases: [(CDNImageResize?, String)] = [
             (.init(width: 300), base + "&w=300&h=*&ro=0"),
@@ -127,9 +128,9 @@ struct URLHelperTests {
                 options: .init(resize: resize)
             )
             if resize == nil {
-                #expect(request.url.absoluteString == base + "&w=10&h=10&resize=scale&ro=1")
+                #expect(request.url.absoluteString == base + "&w=10&h=10&resize=scale&ro=1" + fat)
             } else {
-                #expect(request.url.absoluteString == expected)
+                #expect(request.url.absoluteString == expected + fat)
             }
             #expect(request.headers == nil)
         }
@@ -154,7 +155,7 @@ struct URLHelperTests {
         )
     }
 
-    @Test("other hosts pass untouched; file requests pass through, with the FAT header in header mode")
+    @Test("other hosts pass untouched; file requests carry the FAT: a header in header mode, the query in embedded")
     func passThrough() {
         let requester = MockCDNRequester(configuration: Self.configuration(.headerBased))
         let other = Self.url("https://cdn.example.com/a.png?w=1&fat=x")
@@ -166,7 +167,10 @@ struct URLHelperTests {
         #expect(file.urlRequest.value(forHTTPHeaderField: "fat") == Self.fat)
         let embedded = MockCDNRequester(configuration: Self.configuration(.embedded))
         let plain = embedded.fileRequest(for: Self.url("http://127.0.0.1:8080/demo/media/u/v.mp4?fat=x"))
-        #expect(plain.headers == nil && plain.url.absoluteString.hasSuffix("?fat=x"))
+        #expect(plain.headers == nil)
+        #expect(plain.url.absoluteString == "http://127.0.0.1:8080/demo/media/u/v.mp4?fat=\(Self.encodedFAT)")
+        let elsewhere = embedded.fileRequest(for: other)
+        #expect(elsewhere == CDNRequest(url: other), "a FAT never leaves for another host")
     }
 }
 
