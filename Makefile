@@ -18,7 +18,7 @@ SERVE_FLAGS ?=
 VENV := $(CURDIR)/.venv
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: deps video-deps browser-deps venv py-deps build release serve test test-swift test-compat client-isolation openapi-check format format-check bench-startup \
+.PHONY: deps video-deps browser-deps venv py-deps build release serve test test-swift test-consumer test-compat client-isolation openapi-check format format-check bench-startup \
 	bench-upload bench-resize bench soak clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
@@ -77,13 +77,19 @@ serve: deps video-deps
 	.build/release/mockcdn serve $(SERVE_FLAGS)
 
 ## test: every test suite the project has.
-test: deps video-deps py-deps format-check openapi-check client-isolation test-swift test-compat
+test: deps video-deps py-deps format-check openapi-check client-isolation test-swift test-consumer test-compat
 
 # Built first, then run with a bound: a normal run takes 0.5 to 2 minutes, and a hang fails in 10, naming the
 # tests that never finished.
 test-swift: video-deps
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) scripts/swift-test-bounded.sh 600 --parallel --skip-build
+
+## test-consumer: Tests/ExampleConsumer, a package that depends on MockCDN as a user's does and imports only
+## MockCDNTesting and MockCDNClient; built in the same scratch folder, so it reuses every module already built.
+test-consumer: deps video-deps
+	$(SWIFT) build --build-tests --package-path Tests/ExampleConsumer --scratch-path .build
+	SWIFT=$(SWIFT) scripts/swift-test-bounded.sh 300 --package-path Tests/ExampleConsumer --scratch-path .build --skip-build
 
 ## test-compat: real AWS tooling (botocore's CloudFrontSigner, aws cloudfront sign) against the real binary.
 test-compat: deps video-deps browser-deps py-deps

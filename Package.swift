@@ -98,6 +98,8 @@ let package = Package(
         .target(
             name: "MockCDNTesting",
             dependencies: [
+                "MockCDNClient",
+                "MockCDNCore",
                 "MockCDNServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -117,7 +117,7 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
     return ServerServices(
         apps: try AppRegistry(configuration.apps, reserving: routePrefixes),
         store: store,
-        clock: MockClock(),
+        clock: configuration.clock,
         channels: ChannelDirectory(),
         links: LinkSigner(
             base: configuration.publicURL ?? "http://\(hostForURL(configuration.host)):\(configuration.port)"

@@ -1,7 +1,9 @@
-import Foundation
+@_exported import Foundation
 import Hummingbird
 import Logging
-import MockCDNServer
+@_exported import MockCDNClient
+@_exported import MockCDNCore
+@_exported import MockCDNServer
 import ServiceLifecycle
 
 /// A MockCDN server started for one test.
@@ -9,6 +11,8 @@ public struct RunningMockCDN: Sendable {
     /// `http://127.0.0.1:PORT`, with the port the server really bound.
     public let baseURL: URL
     public let configuration: ServerConfiguration
+    /// The server's clock, read and moved directly (no request needed).
+    public var clock: MockClock { self.configuration.clock }
 
     /// The absolute URL of `path` on this server.
     ///
@@ -21,10 +25,23 @@ public struct RunningMockCDN: Sendable {
 
 /// Starts a real MockCDN server inside a test suite.
 public enum MockCDNTestServer {
+    /// MockCDN's sample media (`Fixtures/media`: images of every format, videos, a PDF, an SVG), found
+    /// next to this package's sources, so it is there for a package that depends on MockCDN too.
+    public static let fixturesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/media").path
+
+    /// In memory, the demo app, warnings only, the fixtures preloaded.
+    public static var defaultConfiguration: ServerConfiguration {
+        var configuration = ServerConfiguration(logLevel: .warning)
+        configuration.fixturesDirectory = Self.fixturesDirectory
+        return configuration
+    }
+
     /// Runs `body` against a freshly started server and stops the server afterwards.
     ///
     /// The server binds 127.0.0.1 on a free port whatever `configuration.port` says, so tests can run in
-    /// parallel.
+    /// parallel. By default it serves the demo app in memory, logs warnings only, and preloads the
+    /// repository's fixtures (`fixturesDirectory`) at `demo/fixtures/{name}`.
     ///
     /// - Parameters:
     ///   - configuration: the server's configuration (in memory, demo app, by default).
@@ -32,7 +49,7 @@ public enum MockCDNTestServer {
     /// - Returns: what `body` returns.
     /// - Throws: what starting the server or `body` throws.
     public static func withRunning<Result: Sendable>(
-        _ configuration: ServerConfiguration = ServerConfiguration(logLevel: .warning),
+        _ configuration: ServerConfiguration = MockCDNTestServer.defaultConfiguration,
         _ body: @Sendable (RunningMockCDN) async throws -> Result
     ) async throws -> Result {
         var configuration = configuration

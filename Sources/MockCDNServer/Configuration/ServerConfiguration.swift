@@ -33,6 +33,9 @@ public struct ServerConfiguration: Sendable {
     public var maximumConnections: Int?
     /// Bytes the in-memory store may hold (without a data directory).
     public var memoryStoreBytes: Int
+    /// The clock every expiry reads. A harness in the same process (`MockCDNTesting`) keeps a reference to
+    /// read and move it without a request.
+    public var clock = MockClock()
     /// Wraps the store the server makes; the tests use it to make the store fail on purpose.
     var storeWrapper: (@Sendable (any ObjectStore) -> any ObjectStore)?
 

@@ -1,0 +1,156 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a test reaches for, on a running server: credentials minted at the server's clock (so moving the
+/// clock never makes them fail early), the clock, reset, the journal, faults, and a ready client.
+extension RunningMockCDN {
+    /// The default app (the demo app unless the configuration replaced it).
+    public var app: AppConfiguration { self.configuration.apps[0] }
+
+    // MARK: - Credentials at the server's clock
+
+    /// A Stream user JWT for `user`, issued at the server's clock, without expiry (as Stream's are).
+    public func userToken(_ user: String, app: AppConfiguration? = nil) -> String {
+        JWT.sign(["user_id": user, "iat": self.clock.unixSeconds], secret: (app ?? self.app).apiSecret)
+    }
+
+    /// A Stream server JWT (`{"server":true}`), issued at the server's clock.
+    public func serverToken(app: AppConfiguration? = nil) -> String {
+        JWT.sign(["server": true, "iat": self.clock.unixSeconds], secret: (app ?? self.app).apiSecret)
+    }
+
+    /// A File Access Token for `user`, valid for `lifetime` seconds from the server's clock.
+    public func fileAccessToken(user: String, lifetime: Int64 = 3600, app: AppConfiguration? = nil) throws -> String {
+        let mediaApp = try MediaApp(app ?? self.app)
+        let now = self.clock.unixSeconds
+        return FileAccessToken.issue(
+            FileAccessClaims(appID: mediaApp.id, userID: user, issuedAt: now, expiresAt: now + lifetime),
+            key: mediaApp.secretKey
+        )
+    }
+
+    /// A client for `user` of the default app, in `mode`: its tokens are minted at the server's clock each
+    /// time it asks, so they stay valid however far a test moves the clock.
+    public func client(user: String = "alice", mode: SecureMediaMode = .embedded) throws -> MockCDNClient {
+        let app = self.app
+        let mediaApp = try MediaApp(app)
+        let clock = self.clock
+        return MockCDNClient(
+            configuration: MockCDNClientConfiguration(
+                baseURL: self.baseURL,
+                appID: app.appID,
+                apiKey: app.apiKey,
+                secureMediaMode: mode,
+                fatProvider: {
+                    let now = clock.unixSeconds
+                    return FileAccessToken.issue(
+                        FileAccessClaims(appID: app.appID, userID: user, issuedAt: now, expiresAt: now + 3600),
+                        key: mediaApp.secretKey
+                    ).addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+                },
+                userTokenProvider: {
+                    JWT.sign(["user_id": user, "iat": clock.unixSeconds], secret: app.apiSecret)
+                }
+            )
+        )
+    }
+
+    // MARK: - Clock
+
+    /// Moves the server's clock forward (or back, with a negative count).
+    public func advanceClock(seconds: Int64 = 0, days: Int64 = 0) {
+        self.clock.advance(by: TimeInterval(seconds + days * 86_400))
+    }
+
+    /// Sets the server's clock; it runs on from there.
+    public func setClock(to date: Date) {
+        self.clock.set(date)
+    }
+
+    // MARK: - Control routes
+
+    /// Back to the start-up state: objects (fixtures reloaded), variants, journal, faults, clock, channels.
+    public func reset() async throws {
+        _ = try await self.control("POST", "/_mockcdn/reset", expecting: 200)
+    }
+
+    /// One journal entry.
+    public struct JournalEntry: Decodable, Sendable {
+        public let method: String
+        public let path: String
+        /// Redacted: no token or signature.
+        public let query: String
+        /// The source of the credential that authorised the request: `fat-header`, `fat-query`,
+        /// `presigned`, `presigned-v2`, `cloudfront`, `jwt` or `none`.
+        public let credential: String
+        public let status: Int
+        /// The fault rule that hit the request, if any.
+        public let fault: String?
+    }
+
+    /// The journal, oldest first, filtered by method, path prefix and status.
+    public func journal(
+        method: String? = nil,
+        path: String? = nil,
+        status: Int? = nil
+    ) async throws
+        -> [JournalEntry]
+    {
+        var components = URLComponents(url: self.url("/_mockcdn/requests"), resolvingAgainstBaseURL: false)!
+        var items: [URLQueryItem] = []
+        if let method { items.append(URLQueryItem(name: "method", value: method)) }
+        if let path { items.append(URLQueryItem(name: "path", value: path)) }
+        if let status { items.append(URLQueryItem(name: "status", value: String(status))) }
+        components.queryItems = items.isEmpty ? nil : items
+        let data = try await self.control("GET", components.url!.absoluteString, expecting: 200)
+        struct Listing: Decodable { let requests: [JournalEntry] }
+        return try JSONDecoder().decode(Listing.self, from: data).requests
+    }
+
+    /// Installs a fault rule, given as the JSON `POST /_mockcdn/faults` takes; returns its id.
+    @discardableResult
+    public func addFault(_ json: String) async throws -> String {
+        let data = try await self.control("POST", "/_mockcdn/faults", body: Data(json.utf8), expecting: 201)
+        struct Created: Decodable { let id: String }
+        return try JSONDecoder().decode(Created.self, from: data).id
+    }
+
+    /// Removes every fault rule.
+    public func clearFaults() async throws {
+        _ = try await self.control("DELETE", "/_mockcdn/faults", expecting: 204)
+    }
+
+    /// A control request; anything but `expecting` throws with the server's answer.
+    private func control(
+        _ method: String,
+        _ target: String,
+        body: Data? = nil,
+        expecting status: Int
+    ) async throws
+        -> Data
+    {
+        var request = URLRequest(url: target.hasPrefix("http") ? URL(string: target)! : self.url(target))
+        request.httpMethod = method
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let code = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard code == status else {
+            throw MockCDNTestServer.ControlError(
+                status: code,
+                message: "\(method) \(target): \(String(decoding: data.prefix(300), as: UTF8.self))"
+            )
+        }
+        return data
+    }
+}
+
+extension MockCDNTestServer {
+    /// A control route answered something other than expected.
+    public struct ControlError: Error, CustomStringConvertible {
+        public let status: Int
+        public let message: String
+        public var description: String { "\(self.status) \(self.message)" }
+    }
+}

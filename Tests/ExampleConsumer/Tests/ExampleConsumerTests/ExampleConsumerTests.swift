@@ -1,0 +1,83 @@
+import MockCDNClient
+import MockCDNTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A user's contract tests against MockCDN, written with nothing but the two public modules.
+@Suite("An app's media flows against MockCDN")
+struct ExampleConsumerTests {
+    static func get(_ request: URLRequest) async throws -> (Data, Int) {
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
+    }
+
+    @Test("upload, read resized, 15 days later the link is refused, and the channel listing re-signs it")
+    func linkLifetime() async throws {
+        try await MockCDNTestServer.withRunning { server in
+            let client = try server.client(user: "alice")
+            let png = try Data(contentsOf: URL(fileURLWithPath: MockCDNTestServer.fixturesDirectory + "/sample.png"))
+            let uploaded = try await client.storage.upload(
+                data: png,
+                options: AttachmentUploadOptions(
+                    kind: .image,
+                    channel: "messaging:general",
+                    fileName: "photo.png",
+                    mimeType: "image/png"
+                )
+            )
+            let resized = client.requester.imageRequest(
+                for: uploaded.fileURL,
+                options: ImageRequestOptions(resize: CDNImageResize(width: 32))
+            )
+            let (thumbnail, status) = try await Self.get(resized.urlRequest)
+            #expect(status == 200)
+            #expect(thumbnail.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+
+            server.advanceClock(days: 15)
+            #expect(try await Self.get(URLRequest(url: uploaded.fileURL)).1 == 403)
+
+            var listing = URLRequest(url: server.url("/channels/messaging/general/uploads?api_key=demo-key"))
+            listing.setValue(server.serverToken(), forHTTPHeaderField: "Authorization")
+            listing.setValue("jwt", forHTTPHeaderField: "stream-auth-type")
+            let (body, listed) = try await Self.get(listing)
+            #expect(listed == 200)
+            let uploads = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+            let fresh = try #require((uploads?["uploads"] as? [[String: Any]])?.first?["file"] as? String)
+            #expect(try await Self.get(URLRequest(url: try #require(URL(string: fresh)))).1 == 200)
+        }
+    }
+
+    @Test("a FAT reads in embedded mode (query) and in header mode (header)")
+    func fileAccessTokenModes() async throws {
+        try await MockCDNTestServer.withRunning { server in
+            let pdf = server.url("/demo/fixtures/sample.pdf")
+            #expect(try await Self.get(URLRequest(url: pdf)).1 == 401)
+            for mode in [SecureMediaMode.embedded, .headerBased] {
+                let request = try server.client(mode: mode).requester.fileRequest(for: pdf)
+                #expect(try await Self.get(request.urlRequest).1 == 200, "\(mode)")
+            }
+            let reads = try await server.journal(method: "GET", path: "/demo/fixtures/sample.pdf")
+            #expect(reads.map(\.credential) == ["none", "fat-query", "fat-header"])
+        }
+    }
+
+    @Test("a fault makes the next read fail, and the journal names it")
+    func faultAndJournal() async throws {
+        try await MockCDNTestServer.withRunning { server in
+            let id = try await server.addFault(
+                #"{"match":{"method":"GET","path":"/demo/fixtures/"},"times":1,"action":{"status":503}}"#
+            )
+            let request = try server.client().requester.fileRequest(for: server.url("/demo/fixtures/sample.pdf"))
+            #expect(try await Self.get(request.urlRequest).1 == 503)
+            #expect(try await Self.get(request.urlRequest).1 == 200)
+            let entries = try await server.journal(path: "/demo/fixtures/sample.pdf")
+            #expect(entries.map(\.status) == [503, 200])
+            #expect(entries.map(\.fault) == [id, nil])
+            try await server.reset()
+            #expect(try await server.journal().isEmpty)
+        }
+    }
+}
