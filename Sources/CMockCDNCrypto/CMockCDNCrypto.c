@@ -9,6 +9,8 @@
 #include <openssl/rand.h>
 #include <openssl/err.h>
 #include <openssl/rsa.h>
+#include <openssl/bn.h>
+#include <openssl/param_build.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -177,6 +179,94 @@ static CMockCDNRSAKey *wrap_key(EVP_PKEY *pkey, int is_private) {
 
 CMockCDNRSAKey *CMockCDNCrypto_rsa_generate(int bits) {
     return wrap_key(EVP_RSA_gen((unsigned int)bits), 1);
+}
+
+/// Fills `out` with `bits` bits from HMAC-SHA256(seed, label/counter) blocks, top two bits and the low bit
+/// set, then steps by 2 to the first prime p with gcd(p - 1, e) = 1.
+static int derive_prime(BIGNUM *out, const void *seed, size_t seed_length, const char *label, int bits,
+    const BIGNUM *e, BN_CTX *ctx) {
+    int bytes = bits / 8;
+    unsigned char *buffer = malloc((size_t)bytes);
+    if (buffer == NULL) return 0;
+    for (int offset = 0, counter = 0; offset < bytes; counter++) {
+        char message[64];
+        int length = snprintf(message, sizeof(message), "%s/%d", label, counter);
+        unsigned char block[32];
+        if (!CMockCDNCrypto_hmac_sha256(seed, seed_length, message, (size_t)length, block)) {
+            free(buffer);
+            return 0;
+        }
+        int take = bytes - offset < 32 ? bytes - offset : 32;
+        memcpy(buffer + offset, block, (size_t)take);
+        offset += take;
+    }
+    buffer[0] |= 0xC0;
+    buffer[bytes - 1] |= 1;
+    int ok = BN_bin2bn(buffer, bytes, out) != NULL;
+    OPENSSL_cleanse(buffer, (size_t)bytes);
+    free(buffer);
+    BIGNUM *less = BN_new(), *gcd = BN_new();
+    ok = ok && less != NULL && gcd != NULL;
+    while (ok) {
+        int prime = BN_check_prime(out, ctx, NULL);
+        if (prime < 0) ok = 0;
+        if (prime == 1 && BN_sub(less, out, BN_value_one()) && BN_gcd(gcd, less, e, ctx) && BN_is_one(gcd)) break;
+        ok = ok && BN_add_word(out, 2);
+    }
+    BN_free(less);
+    BN_free(gcd);
+    return ok;
+}
+
+CMockCDNRSAKey *CMockCDNCrypto_rsa_derive(const void *seed, size_t seed_length, int bits) {
+    if (bits < 1024 || bits % 16 != 0) return NULL;
+    BN_CTX *ctx = BN_CTX_new();
+    BIGNUM *e = BN_new(), *p = BN_new(), *q = BN_new(), *n = BN_new(), *phi = BN_new(), *p1 = BN_new(),
+           *q1 = BN_new(), *d = BN_new(), *dmp1 = BN_new(), *dmq1 = BN_new(), *iqmp = BN_new();
+    OSSL_PARAM_BLD *builder = OSSL_PARAM_BLD_new();
+    OSSL_PARAM *params = NULL;
+    EVP_PKEY_CTX *context = NULL;
+    EVP_PKEY *pkey = NULL;
+    int ok = ctx && e && p && q && n && phi && p1 && q1 && d && dmp1 && dmq1 && iqmp && builder
+        && BN_set_word(e, 65537)
+        && derive_prime(p, seed, seed_length, "mockcdn-rsa-p", bits / 2, e, ctx)
+        && derive_prime(q, seed, seed_length, "mockcdn-rsa-q", bits / 2, e, ctx)
+        && BN_cmp(p, q) != 0
+        && BN_mul(n, p, q, ctx) && BN_sub(p1, p, BN_value_one()) && BN_sub(q1, q, BN_value_one())
+        && BN_mul(phi, p1, q1, ctx) && BN_mod_inverse(d, e, phi, ctx) != NULL
+        && BN_mod(dmp1, d, p1, ctx) && BN_mod(dmq1, d, q1, ctx) && BN_mod_inverse(iqmp, q, p, ctx) != NULL
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_N, n)
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_E, e)
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_D, d)
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_FACTOR1, p)
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_FACTOR2, q)
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_EXPONENT1, dmp1)
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_EXPONENT2, dmq1)
+        && OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_COEFFICIENT1, iqmp)
+        && (params = OSSL_PARAM_BLD_to_param(builder)) != NULL
+        && (context = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL)) != NULL
+        && EVP_PKEY_fromdata_init(context) == 1
+        && EVP_PKEY_fromdata(context, &pkey, EVP_PKEY_KEYPAIR, params) == 1;
+    EVP_PKEY_CTX_free(context);
+    OSSL_PARAM_free(params);
+    OSSL_PARAM_BLD_free(builder);
+    BN_free(e);
+    BN_free(n);
+    BN_free(phi);
+    BN_free(p1);
+    BN_free(q1);
+    BN_clear_free(p);
+    BN_clear_free(q);
+    BN_clear_free(d);
+    BN_clear_free(dmp1);
+    BN_clear_free(dmq1);
+    BN_clear_free(iqmp);
+    BN_CTX_free(ctx);
+    if (!ok) {
+        EVP_PKEY_free(pkey);
+        return NULL;
+    }
+    return wrap_key(pkey, 1);
 }
 
 static BIO *memory_bio(const void *pem, size_t length) {

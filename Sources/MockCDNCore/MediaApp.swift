@@ -13,10 +13,28 @@ public final class MediaApp: Sendable {
     public let sigV4Credentials: SigV4Credentials
     private let uploadConfigs: Mutex<(file: UploadConfig, image: UploadConfig)>
 
-    /// Loads the app's keys (generating a key pair when none is configured).
+    /// Loads the app's keys. A key pair the configuration names without key material, or the one an app with
+    /// no key pairs gets, is derived from the app's API secret (`derivedKey`): every process of the same
+    /// configuration, the server and `mockcdn sign` alike, has the same key and key id, so links the CLI
+    /// signs verify on the server without a shared file or a request.
     ///
     /// - Parameter configuration: the app.
     /// - Throws: `MockCDNError.invalidKeyMaterial` for unreadable PEM or no active private key.
+    /// The key pair id an app without configured keys gets: `K` and 13 of A-Z 0-9, from its API secret.
+    static func derivedKeyID(_ configuration: AppConfiguration) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        let bytes = HMAC.sha256("mockcdn-cloudfront-key-id/" + configuration.appID, key: configuration.apiSecret)
+        return "K" + String(bytes.prefix(13).map { alphabet[Int($0) % alphabet.count] })
+    }
+
+    /// The RSA-2048 key of pair `id`, derived from the app's API secret: as secret as that secret, which is
+    /// what a mock needs and never what a real CDN key is.
+    static func derivedKey(_ configuration: AppConfiguration, id: String) throws -> RSAKey {
+        try RSAKey.derive(
+            from: HMAC.sha256("mockcdn-cloudfront-key/" + configuration.appID + "/" + id, key: configuration.apiSecret)
+        )
+    }
+
     public init(_ configuration: AppConfiguration) throws {
         var pairs: [CloudFrontKeyPair] = []
         for pair in configuration.keyPairs {
@@ -26,12 +44,13 @@ public final class MediaApp: Sendable {
             } else if let pem = pair.publicKeyPEM {
                 key = try RSAKey(publicKeyPEM: pem)
             } else {
-                key = try RSAKey.generate()
+                key = try Self.derivedKey(configuration, id: pair.id)
             }
             pairs.append(CloudFrontKeyPair(id: pair.id, key: key, status: pair.status))
         }
         if pairs.isEmpty {
-            pairs.append(CloudFrontKeyPair(id: CloudFrontKeyPair.newID(), key: try RSAKey.generate(), status: .active))
+            let id = Self.derivedKeyID(configuration)
+            pairs.append(CloudFrontKeyPair(id: id, key: try Self.derivedKey(configuration, id: id), status: .active))
         }
         let active = pairs.filter { $0.status == .active }
         guard active.count == 1, active[0].key.isPrivate else {

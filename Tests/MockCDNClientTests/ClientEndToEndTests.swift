@@ -175,6 +175,12 @@ struct ClientEndToEndTests {
             defer { try? FileManager.default.removeItem(at: file) }
             let bytes = Data((0..<(5 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
             try bytes.write(to: file)
+            // The server reads the body at 4 MiB/s, so the client's socket fills and the body leaves in
+            // several writes, each reported, however fast or loaded the machine is.
+            try await Self.addFault(
+                server,
+                #"{"match":{"method":"POST"},"times":1,"action":{"throttle_bytes_per_sec":4194304}}"#
+            )
             let reported = Mutex<[Double]>([])
             let uploaded = try await client.storage.upload(
                 localURL: file,

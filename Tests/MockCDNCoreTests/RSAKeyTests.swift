@@ -101,4 +101,22 @@ struct RSAKeyTests {
         #expect(throws: MockCDNError.invalidKeyMaterial) { try RSAKey(publicKeyPEM: pem) }
         #expect(throws: MockCDNError.invalidKeyMaterial) { try RSAKey(privateKeyPEM: pem) }
     }
+
+    @Test("a derived key is the same for the same seed, differs for another, and openssl checks it")
+    func derived() throws {
+        let seed = HMAC.sha256("mockcdn-cloudfront-key/acme/K1", key: "acme-secret-at-least-32-bytes-long!!")
+        let first = try RSAKey.derive(from: seed)
+        let again = try RSAKey.derive(from: seed)
+        #expect(try first.privateKeyPEM == again.privateKeyPEM)
+        #expect(first.bits == 2048 && first.isPrivate)
+        let other = try RSAKey.derive(from: HMAC.sha256("mockcdn-cloudfront-key/acme/K2", key: "another-secret"))
+        #expect(try other.publicKeyPEM != first.publicKeyPEM)
+        let folder = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(try first.privateKeyPEM.utf8).write(to: folder.appendingPathComponent("derived.pem"))
+        let check = try runTool(["openssl", "rsa", "-check", "-noout", "-in", "derived.pem"], in: folder)
+        #expect(check.status == 0 && check.output.contains("RSA key ok"), "\(check.output)")
+        let signature = try first.signature(for: Array("policy".utf8), hash: .sha256)
+        #expect(again.isValidSignature(signature, for: Array("policy".utf8), hash: .sha256))
+    }
 }

@@ -64,6 +64,29 @@ struct HelperCommandTests {
         return stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    @Test("links the CLI signs for a configured app without keys verify on a server of the same configuration")
+    func derivedKeys() async throws {
+        let config = "Fixtures/config/example.yaml"
+        let server = try ServerProcess.start(["--config", config, "--fixtures", "Fixtures/media"])
+        defer { server.stop() }
+        let (keys, _) = try await server.send("/v1/apps/beta/keys")
+        let link = try Self.run([
+            "sign", "cloudfront", server.baseURL + "/beta/missing.txt", "--app", "beta", "--config", config,
+        ])
+        let keyID = try #require(URLComponents(string: link)?.queryItems?.first { $0.name == "Key-Pair-Id" }?.value)
+        #expect(String(decoding: try await server.send("/v1/apps/beta/keys").1, as: UTF8.self).contains(keyID))
+        #expect(keys == 200)
+        // The signature holds: the read gets past it to the store, which has no such object.
+        let (status, body) = try await server.send(link)
+        #expect(status == 404, "\(String(decoding: body, as: UTF8.self))")
+        let (tampered, _) = try await server.send(link.replacingOccurrences(of: "/missing.txt", with: "/missing.txx"))
+        #expect(tampered == 403)
+        let again = try Self.run([
+            "sign", "cloudfront", server.baseURL + "/beta/missing.txt", "--app", "beta", "--config", config,
+        ])
+        #expect(URLComponents(string: again)?.queryItems?.first { $0.name == "Key-Pair-Id" }?.value == keyID)
+    }
+
     @Test("tokens and links the CLI makes are accepted by a running server, and refused once altered")
     func acceptedByTheServer() async throws {
         let server = try ServerProcess.start(["--fixtures", "Fixtures/media"])

@@ -55,6 +55,10 @@ int CMockCDNCrypto_constant_time_equal(const void *a, const void *b, size_t leng
 
 /// Generates a fresh RSA key of `bits` bits with public exponent 65537.
 CMockCDNRSAKey *_Nullable CMockCDNCrypto_rsa_generate(int bits);
+/// Derives an RSA key of `bits` bits (e = 65537) from `seed` alone: the same seed gives the same key in every
+/// process. Its primes come from HMAC-SHA256 blocks of the seed, stepped to the next prime; only as secret as
+/// the seed (for MockCDN, an app's API secret), so never for a production key.
+CMockCDNRSAKey *_Nullable CMockCDNCrypto_rsa_derive(const void *_Nullable seed, size_t seed_length, int bits);
 /// Reads a PEM private key (PKCS#1 "RSA PRIVATE KEY" or PKCS#8 "PRIVATE KEY").
 CMockCDNRSAKey *_Nullable CMockCDNCrypto_rsa_private_from_pem(const void *pem, size_t length);
 /// Reads a PEM public key (SubjectPublicKeyInfo "PUBLIC KEY" or PKCS#1 "RSA PUBLIC KEY").

@@ -20,10 +20,4 @@ public struct CloudFrontKeyPair: Sendable {
         self.key = key
         self.status = status
     }
-
-    /// A new random id in CloudFront's form: `K` and 13 upper-case letters or digits.
-    public static func newID() -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        return "K" + String(SecureBytes.random(count: 13).map { alphabet[Int($0) % alphabet.count] })
-    }
 }

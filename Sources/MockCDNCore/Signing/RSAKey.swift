@@ -17,6 +17,15 @@ public final class RSAKey: Sendable {
 
     deinit { CMockCDNCrypto_rsa_free(self.key) }
 
+    /// The key `seed` derives: the same in every process that has the seed (see `CMockCDNCrypto_rsa_derive`).
+    ///
+    /// - Throws: `MockCDNError.cryptoFailure` when libcrypto cannot build it.
+    public static func derive(from seed: some ContiguousBytesView, bits: Int = 2048) throws -> RSAKey {
+        let key = seed.withBytes { CMockCDNCrypto_rsa_derive($0.baseAddress, $0.count, Int32(bits)) }
+        guard let key else { throw MockCDNError.cryptoFailure }
+        return RSAKey(key: key)
+    }
+
     /// Generates a new key pair.
     ///
     /// - Parameter bits: the modulus size; CloudFront uses 2048.

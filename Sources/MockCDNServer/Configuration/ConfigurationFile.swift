@@ -15,7 +15,7 @@ import Yams
 ///     presign_ttl: 300                 # seconds, 1...604800; default 300
 ///     max_source_pixels: 16800000      # width x height x frames a resize accepts; default 16.8 million
 ///     inline_active_content: false     # serve HTML/SVG/XML/JS inline, unsandboxed; default false
-///     keys:                            # default: one RSA-2048 pair generated at start
+///     keys:                            # default: one RSA-2048 pair derived from api_secret
 ///       - id: KACME000000001
 ///         status: active               # active | accepted | retired
 ///         private_key: keys/acme.pem   # path, relative to this file
