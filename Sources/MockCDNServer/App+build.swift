@@ -159,6 +159,7 @@ func addRoutes(
     HealthController().addRoutes(to: admin)
     _ = admin.add(middleware: AdminGuard(configuration: configuration))
     ClockController(clock: services.clock).addRoutes(to: admin)
+    TokensController(apps: services.apps, clock: services.clock).addRoutes(to: admin)
     JournalController(journal: services.journal).addRoutes(to: admin)
     FaultsController(faults: services.faults).addRoutes(to: admin)
     ResetController(services: services).addRoutes(to: admin)

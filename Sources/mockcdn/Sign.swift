@@ -3,7 +3,7 @@ import MockCDNCore
 import MockCDNServer
 
 /// `mockcdn sign cloudfront|presign URL`: print a signed link for a media URL.
-struct Sign: ParsableCommand {
+struct Sign: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign a media URL: a CloudFront link (canned or custom policy) or an S3 presigned URL.",
         discussion: """
@@ -57,9 +57,9 @@ struct Sign: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let app = try self.appOptions.loadApp()
-        let now = self.appOptions.signingTime
+        let now = try await self.appOptions.signingTime()
         do {
             switch self.kind {
             case .cloudfront:

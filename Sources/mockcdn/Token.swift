@@ -2,7 +2,7 @@ import ArgumentParser
 import MockCDNServer
 
 /// `mockcdn token server|user|fat`: print a token signed with an app's secret.
-struct Token: ParsableCommand {
+struct Token: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a Stream JWT (server or user) or a CometChat File Access Token for an app.",
         discussion: """
@@ -37,9 +37,9 @@ struct Token: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let app = try self.appOptions.loadApp()
-        let now = self.appOptions.signingTime
+        let now = try await self.appOptions.signingTime()
         switch self.kind {
         case .server: print(CommandLineTools.streamToken(app: app, user: nil, lifetime: self.ttl, now: now))
         case .user: print(CommandLineTools.streamToken(app: app, user: self.userId, lifetime: self.ttl, now: now))

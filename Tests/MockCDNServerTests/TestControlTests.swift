@@ -286,6 +286,51 @@ struct TestControlTests {
         }
     }
 
+    @Test("POST /_mockcdn/tokens mints JWTs and FATs at the server's clock that the routes accept; bad bodies are 400")
+    func tokens() async throws {
+        try await DiskServer.run { server in
+            try await server.setClock(1_900_000_000)
+            func mint(_ body: String) async throws -> Reply {
+                try await HTTP.send("POST", server.url("/_mockcdn/tokens"), body: Data(body.utf8))
+            }
+            let fat = try await mint(#"{"kind":"fat","user_id":"alice","ttl":600}"#)
+            #expect(fat.status == 200, "\(fat.text)")
+            let issued = try #require(fat.json["issued_at"] as? Int64)
+            #expect((1_900_000_000...1_900_000_010).contains(issued))
+            #expect(fat.json["expires_at"] as? Int64 == issued + 600)
+            let fatToken = try #require(fat.json["token"] as? String)
+            let pdf = server.url("/demo/nothing.pdf")
+            #expect(try await HTTP.get(pdf, headers: ["fat": fatToken]).status == 404, "the FAT passes; no object")
+            try await server.advanceClock(601)
+            #expect(try await HTTP.get(pdf, headers: ["fat": fatToken]).status == 403, "expired at the server's clock")
+
+            let serverToken = try #require(try await mint(#"{"kind":"server"}"#).json["token"] as? String)
+            #expect(
+                try await HTTP.get(server.url("/app?api_key=demo-key"), headers: Tokens.headers(serverToken)).status
+                    == 200
+            )
+            let user = try await mint(#"{"kind":"user","user_id":"bob","ttl":60}"#)
+            let userToken = try #require(user.json["token"] as? String)
+            #expect(
+                try await HTTP.get(server.url("/app?api_key=demo-key"), headers: Tokens.headers(userToken)).status
+                    == 403
+            )
+
+            for (body, message) in [
+                (#"{"kind":"user"}"#, "user_id is required for a user token: 1 to 255 characters"),
+                (#"{"kind":"fat","user_id":""}"#, "user_id is required for a fat token: 1 to 255 characters"),
+                (#"{"kind":"root"}"#, "kind must be user, server or fat"),
+                (#"{"kind":"fat","user_id":"a","ttl":0}"#, "ttl must be 1...2592000 seconds"),
+                (#"{"kind":"server","app_id":"nope"}"#, "app_id nope is not an app of this server"),
+                (#"{"kind":"server","user":"a"}"#, "unknown member user"),
+            ] {
+                let reply = try await mint(body)
+                #expect(reply.status == 400, "\(body)")
+                #expect(((reply.json["error"] as? [String: Any])?["message"] as? String) == message, "\(reply.text)")
+            }
+        }
+    }
+
     @Test("the clock takes ISO 8601 as well as Unix seconds")
     func clockISO8601() async throws {
         try await DiskServer.run { server in

@@ -64,6 +64,29 @@ struct HelperCommandTests {
         return stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    @Test("--server signs at the running server's clock: a token and a link made after the clock moved still work")
+    func signsAtServerClock() async throws {
+        let server = try ServerProcess.start(["--fixtures", "Fixtures/media"])
+        defer { server.stop() }
+        let (moved, _) = try await server.send(
+            "/_mockcdn/clock",
+            method: "PUT",
+            headers: ["Content-Type": "application/json"],
+            body: Data(#"{"now":"2035-01-01T00:00:00Z"}"#.utf8)
+        )
+        #expect(moved == 200)
+        let media = server.baseURL + "/demo/fixtures/sample.pdf"
+        let fat = try Self.run(["token", "fat", "--user-id", "alice", "--ttl", "60", "--server", server.baseURL])
+        #expect(try await server.send(media, headers: ["fat": fat]).0 == 200)
+        let link = try Self.run(["sign", "cloudfront", media, "--ttl", "60", "--server", server.baseURL])
+        #expect(try await server.send(link).0 == 200)
+        // Signed on the system clock, both are long expired in 2035.
+        let stale = try Self.run(["token", "fat", "--user-id", "alice", "--ttl", "60"])
+        #expect(try await server.send(media, headers: ["fat": stale]).0 == 403)
+        let (status, stderr, _) = try ServeCommandTests.runToExit(["token", "server", "--server", "ftp://x"])
+        #expect(status != 0 && stderr.contains("--server must be http(s)://HOST:PORT"), "\(stderr)")
+    }
+
     @Test("links the CLI signs for a configured app without keys verify on a server of the same configuration")
     func derivedKeys() async throws {
         let config = "Fixtures/config/example.yaml"
