@@ -151,13 +151,22 @@ func addRoutes(
         ])
     )
     _ = router.add(
-        middleware: TestControlMiddleware(journal: services.journal, faults: services.faults, metrics: services.metrics)
+        middleware: TestControlMiddleware(
+            journal: services.journal,
+            faults: services.faults,
+            metrics: services.metrics,
+            clock: services.clock
+        )
     )
     // One group per API surface, each with the middleware that renders any error in its envelope.
     let admin = router.group("_mockcdn").add(middleware: ErrorEnvelopeMiddleware.control)
     // Health stays open on every address: container health checks carry no token.
     HealthController().addRoutes(to: admin)
     _ = admin.add(middleware: AdminGuard(configuration: configuration))
+    IndexController(apps: services.apps, clock: services.clock, store: services.store).addRoutes(
+        root: router.group().add(middleware: ErrorEnvelopeMiddleware.control),
+        control: admin
+    )
     ClockController(clock: services.clock).addRoutes(to: admin)
     TokensController(apps: services.apps, clock: services.clock).addRoutes(to: admin)
     JournalController(journal: services.journal).addRoutes(to: admin)

@@ -77,6 +77,10 @@ extension RunningMockCDN {
 
     /// One journal entry.
     public struct JournalEntry: Decodable, Sendable {
+        /// `r1`, `r2`, ... in arrival order.
+        public let id: String
+        /// The MockCDN clock when the request arrived, Unix seconds.
+        public let clock: Int64
         public let method: String
         public let path: String
         /// Redacted: no token or signature.

@@ -30,6 +30,7 @@ struct JournalRedactionTests {
             method: "GET",
             path: path,
             query: QueryItems(query),
+            clock: 0,
             state: .init(credential: .none, status: 0, bytesIn: 0, bytesOut: 0, durationMilliseconds: 0, fault: nil)
         )
         return (entry.path, entry.query)

@@ -331,6 +331,36 @@ struct TestControlTests {
         }
     }
 
+    @Test("GET / and GET /_mockcdn describe the server; journal entries carry an id, the real time and the clock")
+    func discoverability() async throws {
+        try await DiskServer.run(fixtures: Fixture.url("media").path) { server in
+            let root = try await HTTP.get(server.url("/"))
+            #expect(root.status == 200 && root.json["name"] as? String == "MockCDN")
+            #expect(root.json["version"] as? String == mockCDNVersion && root.json["apps"] == nil)
+            let index = try await HTTP.get(server.url("/_mockcdn"))
+            #expect(index.status == 200)
+            #expect((index.json["apps"] as? [[String: Any]])?.map { $0["app_id"] as? String } == ["demo"])
+            #expect(index.json["fixtures"] as? Int == (try server.storedCount()))
+            #expect(!index.text.contains(AppConfiguration.demo.apiSecret))
+
+            try await server.setClock(2_000_000_000)
+            let before = Date().timeIntervalSince1970
+            let (_, window) = try await server.bracketed {
+                _ = try await HTTP.get(server.url("/demo/none.txt"))
+                _ = try await HTTP.get(server.url("/demo/none.txt"))
+            }
+            let after = Date().timeIntervalSince1970
+            let entries = try await server.journal("path=/demo/none.txt")
+            let ids = entries.map { $0["id"] as? String ?? "" }
+            #expect(ids.count == 2 && Set(ids).count == 2 && ids.allSatisfy { $0.hasPrefix("r") })
+            for entry in entries {
+                // Milliseconds in the journal: the real time rounds by at most half of one.
+                #expect((before - 0.001...after + 0.001).contains(entry["received_at"] as? Double ?? 0))
+                #expect(window.contains(entry["clock"] as? Int64 ?? 0))
+            }
+        }
+    }
+
     @Test("the clock takes ISO 8601 as well as Unix seconds")
     func clockISO8601() async throws {
         try await DiskServer.run { server in

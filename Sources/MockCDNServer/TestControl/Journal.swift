@@ -8,6 +8,12 @@ final class Journal: Sendable {
     /// One request as `GET /_mockcdn/requests` shows it; bytes out and duration are filled in when the
     /// body has been written.
     final class Entry: Sendable {
+        /// `r1`, `r2`, ... in arrival order, never reused (not after a clear or a reset either).
+        let id: String
+        /// When the request arrived: the real time, Unix seconds with fractions.
+        let receivedAt: Double
+        /// When the request arrived by the MockCDN clock, Unix seconds: what its expiries were judged at.
+        let clock: Int64
         let method: String
         let path: String
         let query: String
@@ -22,7 +28,10 @@ final class Journal: Sendable {
             var fault: String?
         }
 
-        init(method: String, path: String, query: String, state: State) {
+        init(id: String, receivedAt: Double, clock: Int64, method: String, path: String, query: String, state: State) {
+            self.id = id
+            self.receivedAt = receivedAt
+            self.clock = clock
             self.method = method
             self.path = path
             self.query = query
@@ -62,6 +71,7 @@ final class Journal: Sendable {
 
     let capacity: Int
     private let ring: Mutex<(entries: [Entry], next: Int)>
+    private let lastID = Atomic<Int>(0)
 
     init(capacity: Int = Journal.defaultCapacity) {
         self.capacity = max(1, capacity)
@@ -77,10 +87,14 @@ final class Journal: Sendable {
     ///   - method: the request method.
     ///   - path: the path as sent (percent-encoding kept).
     ///   - query: the parsed query.
+    ///   - clock: the MockCDN clock's now.
     ///   - state: the entry's first state.
     /// - Returns: the entry, for the middleware to complete.
-    func record(method: String, path: String, query: QueryItems, state: Entry.State) -> Entry {
+    func record(method: String, path: String, query: QueryItems, clock: Int64, state: Entry.State) -> Entry {
         let entry = Entry(
+            id: "r\(self.lastID.add(1, ordering: .relaxed).newValue)",
+            receivedAt: Date().timeIntervalSince1970,
+            clock: clock,
             method: method,
             path: Self.bounded(Self.redacted(path: path)),
             query: Self.bounded(Self.redacted(query)),

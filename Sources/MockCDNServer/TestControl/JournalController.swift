@@ -5,6 +5,9 @@ struct JournalController {
     let journal: Journal
 
     struct Entry: Encodable {
+        let id: String
+        let receivedAt: Double
+        let clock: Int64
         let method: String
         let path: String
         let query: String
@@ -16,7 +19,8 @@ struct JournalController {
         let fault: String?
 
         enum CodingKeys: String, CodingKey {
-            case method, path, query, credential, status, fault
+            case id, clock, method, path, query, credential, status, fault
+            case receivedAt = "received_at"
             case bytesIn = "bytes_in"
             case bytesOut = "bytes_out"
             case durationMilliseconds = "duration_ms"
@@ -25,6 +29,9 @@ struct JournalController {
         // `fault` is written as null when no rule hit, as the contract shows it.
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(self.id, forKey: .id)
+            try container.encode((self.receivedAt * 1000).rounded() / 1000, forKey: .receivedAt)
+            try container.encode(self.clock, forKey: .clock)
             try container.encode(self.method, forKey: .method)
             try container.encode(self.path, forKey: .path)
             try container.encode(self.query, forKey: .query)
@@ -67,6 +74,9 @@ struct JournalController {
                 if let path, !entry.path.hasPrefix(path) { return nil }
                 if let status, state.status != status { return nil }
                 return Entry(
+                    id: entry.id,
+                    receivedAt: entry.receivedAt,
+                    clock: entry.clock,
                     method: entry.method,
                     path: entry.path,
                     query: entry.query,

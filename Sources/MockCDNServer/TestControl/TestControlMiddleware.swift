@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import MockCDNCore
 import NIOCore
 import Synchronization
 
@@ -13,6 +14,8 @@ struct TestControlMiddleware: RouterMiddleware {
     let journal: Journal
     let faults: FaultInjector
     let metrics: ServerMetrics
+    /// Read when a request arrives, for its journal entry.
+    let clock: MockClock
 
     /// Routes that only tests and operators call: never journaled, never faulted. Decided by the route the
     /// router matched, so `//_mockcdn/clock` (which the router also matches) is a control route too.
@@ -53,6 +56,7 @@ struct TestControlMiddleware: RouterMiddleware {
             method: request.method.rawValue,
             path: path,
             query: query,
+            clock: self.clock.unixSeconds,
             state: .init(
                 credential: .none,
                 status: 0,

@@ -1,0 +1,73 @@
+import Hummingbird
+import MockCDNCore
+
+/// `GET /` and `GET /_mockcdn`: what this server is. The root, open like a CDN's, says what it is and where
+/// to look; the control index (behind the admin guard off loopback) adds the apps, the clock, the fixtures
+/// loaded and the route families.
+struct IndexController {
+    let apps: AppRegistry
+    let clock: MockClock
+    let store: any ObjectStore
+
+    struct Root: ResponseEncodable {
+        let name = "MockCDN"
+        let version = mockCDNVersion
+        let description = "A mock CDN and media backend for Stream and CometChat apps, with real signatures and expiry."
+        let control = "/_mockcdn"
+        let health = "/_mockcdn/health"
+        let documentation = "openapi.yaml and docs/ in the MockCDN repository"
+    }
+
+    struct App: Encodable {
+        let appID: String
+        let apiKey: String
+        let region: String
+        let s3Region: String
+
+        enum CodingKeys: String, CodingKey {
+            case appID = "app_id"
+            case apiKey = "api_key"
+            case region
+            case s3Region = "s3_region"
+        }
+    }
+
+    struct Index: ResponseEncodable {
+        let name = "MockCDN"
+        let version = mockCDNVersion
+        let apps: [App]
+        /// The MockCDN clock, Unix seconds.
+        let clock: Int64
+        /// Objects under the default app's `fixtures/`.
+        let fixtures: Int
+        let routes: [String: String]
+    }
+
+    static let routes = [
+        "media": "GET|HEAD /{app}/{key} with a FAT, a SigV4 or SigV2 presigned query, or a CloudFront signature",
+        "stream": "POST|DELETE /channels/{type}/{id}/image|file, /api/v2/uploads/image|file; GET|PATCH /app",
+        "cometchat": "GET /v1/apps/{app}/settings, POST /v1/apps/{app}/fat, POST /{app}/media, "
+            + "POST /v1/apps/{app}/presign, GET /v1/apps/{app}/keys",
+        "control": "/_mockcdn/health, /clock, /clock/advance, /tokens, /requests, /faults, /reset; GET /metrics",
+    ]
+
+    func addRoutes(root: some RouterMethods<AppRequestContext>, control: some RouterMethods<AppRequestContext>) {
+        root.get("/") { _, _ in Root() }
+        control.get("") { _, _ in
+            let first = self.apps.apps[0]
+            return Index(
+                apps: self.apps.apps.map {
+                    App(
+                        appID: $0.id,
+                        apiKey: $0.configuration.apiKey,
+                        region: $0.configuration.region,
+                        s3Region: $0.configuration.s3Region
+                    )
+                },
+                clock: self.clock.unixSeconds,
+                fixtures: try await self.store.list(prefix: first.id + "/fixtures/").count,
+                routes: Self.routes
+            )
+        }
+    }
+}
