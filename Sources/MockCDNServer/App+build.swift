@@ -66,9 +66,10 @@ public func runServer(_ configuration: ServerConfiguration) async throws {
     }
     let banner = configuration.readyBanner
     let token = generated
+    let fixtures = try configuration.fixturesDirectory.map { try FixtureLoader(directory: $0).fileNames().count }
     let app = try await buildApplication(configuration) { baseURL in
         // Written straight to the descriptor: stdout is block-buffered when piped, and scripts wait for it.
-        FileHandle.standardOutput.write(Data((banner(baseURL, token) + "\n").utf8))
+        FileHandle.standardOutput.write(Data((banner(baseURL, token, fixtures) + "\n").utf8))
     }
     do {
         try await serviceGroup(running: app, stoppingOn: [.sigint, .sigterm], logger: Logger(label: "mockcdn")).run()

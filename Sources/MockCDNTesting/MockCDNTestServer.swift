@@ -6,6 +6,10 @@ import Logging
 @_exported import MockCDNServer
 import ServiceLifecycle
 
+#if canImport(FoundationNetworking)
+@_exported import FoundationNetworking
+#endif
+
 /// A MockCDN server started for one test.
 public struct RunningMockCDN: Sendable {
     /// `http://127.0.0.1:PORT`, with the port the server really bound.

@@ -72,15 +72,17 @@ struct HealthTests {
         }
     }
 
-    @Test("the ready banner names the URL and the demo app's keys")
+    @Test("the ready banner names the URL, the demo app's keys, the apps and the fixtures preloaded")
     func banner() {
-        let banner = ServerConfiguration().readyBanner(baseURL: "http://127.0.0.1:8080")
+        let banner = ServerConfiguration().readyBanner(baseURL: "http://127.0.0.1:8080", fixtures: 15)
         #expect(
             banner == """
                 mockcdn ready on http://127.0.0.1:8080
                 app_id=demo api_key=demo-key api_secret=demo-secret-for-local-testing-only region=us
+                apps=demo fixtures=15 at demo/fixtures/
                 """
         )
+        #expect(ServerConfiguration().readyBanner(baseURL: "http://h:1").hasSuffix("\napps=demo"))
         var custom = ServerConfiguration()
         custom.apps[0].apiSecret = "a-real-secret-from-a-config-file"
         #expect(!custom.readyBanner(baseURL: "http://h:1").contains("a-real-secret"))

@@ -203,9 +203,10 @@ struct HelperCommandTests {
 struct AdminProtectionTests {
     @Test("off loopback the control routes need the printed admin token; health stays open")
     func generatedToken() async throws {
-        let server = try ServerProcess.start(["--host", "0.0.0.0"], bannerLines: 3)
+        let server = try ServerProcess.start(["--host", "0.0.0.0"], bannerLines: 4)
         defer { server.stop() }
-        let tokenLine = try #require(server.lines.last)
+        #expect(server.lines.last?.hasPrefix("apps=demo fixtures=") == true, "\(server.lines)")
+        let tokenLine = try #require(server.lines.first { $0.hasPrefix("admin_token=") })
         #expect(tokenLine.hasPrefix("admin_token="))
         let token = String(tokenLine.dropFirst("admin_token=".count))
         let base = server.baseURL.replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1")

@@ -82,20 +82,25 @@ public struct ServerConfiguration: Sendable {
         return max(16, soft - Self.descriptorReserve)
     }
 
-    /// The lines `mockcdn serve` prints on stdout once it listens: the ready line scripts wait for, then
-    /// the default app's keys. A secret is shown only for the published demo app.
+    /// The lines `mockcdn serve` prints on stdout once it listens: the ready line scripts wait for, the
+    /// default app's keys (a secret is shown only for the published demo app), the admin token when one was
+    /// generated, then the apps served and the fixtures preloaded.
     ///
     /// - Parameters:
     ///   - baseURL: the URL the server answers on.
-    /// - Returns: the lines, without a trailing newline.
     ///   - generatedAdminToken: the admin token made at start, printed so the operator can use it.
-    public func readyBanner(baseURL: String, generatedAdminToken: String? = nil) -> String {
+    ///   - fixtures: how many fixtures were preloaded, when a folder is configured.
+    /// - Returns: the lines, without a trailing newline.
+    public func readyBanner(baseURL: String, generatedAdminToken: String? = nil, fixtures: Int? = nil) -> String {
         var lines = ["mockcdn ready on \(baseURL)"]
         if let app = self.apps.first {
             let secret = app == .demo ? app.apiSecret : "(from your configuration)"
             lines.append("app_id=\(app.appID) api_key=\(app.apiKey) api_secret=\(secret) region=\(app.region)")
         }
         if let generatedAdminToken { lines.append("admin_token=\(generatedAdminToken)") }
+        var served = "apps=" + self.apps.map(\.appID).joined(separator: ",")
+        if let fixtures, let app = self.apps.first { served += " fixtures=\(fixtures) at \(app.appID)/fixtures/" }
+        lines.append(served)
         return lines.joined(separator: "\n")
     }
 

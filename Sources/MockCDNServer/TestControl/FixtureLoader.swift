@@ -16,6 +16,30 @@ struct FixtureLoader: Sendable {
             ? candidate : nil
     }
 
+    /// The files that are preloaded, in name order: regular files, neither hidden nor `README.md`.
+    ///
+    /// - Throws: `MockCDNError.storageFailure` when the folder is missing or cannot be read.
+    func fileNames() throws -> [String] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: self.directory, isDirectory: &isFolder), isFolder.boolValue else {
+            throw MockCDNError.storageFailure(
+                "the fixtures folder \(self.directory) does not exist (--fixtures; `none` preloads nothing)"
+            )
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: self.directory).sorted()
+        } catch {
+            throw MockCDNError.storageFailure("cannot read the fixtures folder \(self.directory): permission denied")
+        }
+        return names.filter { name in
+            var isDirectory: ObjCBool = false
+            return !name.hasPrefix(".") && name != "README.md"
+                && FileManager.default.fileExists(atPath: self.directory + "/" + name, isDirectory: &isDirectory)
+                && !isDirectory.boolValue
+        }
+    }
+
     /// Stores every regular file of the folder (not hidden, not README.md), replacing what is there.
     ///
     /// - Parameters:
@@ -25,24 +49,9 @@ struct FixtureLoader: Sendable {
     /// - Throws: `MockCDNError.storageFailure` when the folder or a file cannot be read.
     @discardableResult
     func load(into services: ServerServices, app: MediaApp) async throws -> [ObjectKey] {
-        let names: [String]
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: self.directory, isDirectory: &isFolder), isFolder.boolValue else {
-            throw MockCDNError.storageFailure(
-                "the fixtures folder \(self.directory) does not exist (--fixtures; `none` preloads nothing)"
-            )
-        }
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: self.directory).sorted()
-        } catch {
-            throw MockCDNError.storageFailure("cannot read the fixtures folder \(self.directory): permission denied")
-        }
         var keys: [ObjectKey] = []
-        for name in names where !name.hasPrefix(".") && name != "README.md" {
+        for name in try self.fileNames() {
             let path = self.directory + "/" + name
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue
-            else { continue }
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw MockCDNError.storageFailure("cannot read fixture \(path)")
             }

@@ -2,10 +2,6 @@ import MockCDNClient
 import MockCDNTesting
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// A user's contract tests against MockCDN, written with nothing but the two public modules.
 @Suite("An app's media flows against MockCDN")
 struct ExampleConsumerTests {
@@ -64,6 +60,7 @@ struct ExampleConsumerTests {
         }
     }
 
+    // README: begin
     @Test("a fault makes the next read fail, and the journal names it")
     func faultAndJournal() async throws {
         try await MockCDNTestServer.withRunning { server in
@@ -71,13 +68,29 @@ struct ExampleConsumerTests {
                 #"{"match":{"method":"GET","path":"/demo/fixtures/"},"times":1,"action":{"status":503}}"#
             )
             let request = try server.client().requester.fileRequest(for: server.url("/demo/fixtures/sample.pdf"))
-            #expect(try await Self.get(request.urlRequest).1 == 503)
-            #expect(try await Self.get(request.urlRequest).1 == 200)
+            let (_, first) = try await URLSession.shared.data(for: request.urlRequest)
+            let (_, second) = try await URLSession.shared.data(for: request.urlRequest)
+            #expect((first as? HTTPURLResponse)?.statusCode == 503)
+            #expect((second as? HTTPURLResponse)?.statusCode == 200)
             let entries = try await server.journal(path: "/demo/fixtures/sample.pdf")
             #expect(entries.map(\.status) == [503, 200])
             #expect(entries.map(\.fault) == [id, nil])
             try await server.reset()
             #expect(try await server.journal().isEmpty)
         }
+    }
+    // README: end
+
+    @Test("the README shows the test above as it is, so its example compiles")
+    func readmeShowsThisCode() throws {
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let begin = try #require(source.range(of: "    // README: begin\n"))
+        let end = try #require(source.range(of: "    // README: end\n"))
+        let excerpt = source[begin.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.dropFirst(4) }.joined(separator: "\n")
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("README.md")
+        #expect(try String(contentsOf: readme, encoding: .utf8).contains(excerpt))
     }
 }
