@@ -124,6 +124,54 @@ public struct MockCDNStorage: CDNStorage {
         }
     }
 
+    /// An upload as a channel's listing shows it, with a freshly signed link.
+    public struct ListedUpload: Sendable, Decodable {
+        /// A link signed now: it works even when the one the upload answered has expired.
+        public let file: URL
+        public let name: String
+        public let userID: String?
+
+        enum CodingKeys: String, CodingKey {
+            case file, name
+            case userID = "user_id"
+        }
+    }
+
+    /// The uploads of a channel the user belongs to, oldest first, each with a freshly signed link
+    /// (`GET /channels/{type}/{id}/uploads`).
+    ///
+    /// - Parameters:
+    ///   - channel: `type:id`.
+    ///   - limit: 1...1000 (the server's default is 100).
+    ///   - offset: how many to skip.
+    /// - Throws: `MockCDNClientError`.
+    public func uploads(channel: String, limit: Int? = nil, offset: Int? = nil) async throws -> [ListedUpload] {
+        let parts = channel.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { throw MockCDNClientError.invalidURL("a channel is type:id, not \(channel)") }
+        var components = URLComponents(
+            url: self.configuration.baseURL.appendingPathComponent("channels/\(parts[0])/\(parts[1])/uploads"),
+            resolvingAgainstBaseURL: false
+        )
+        components?.queryItems =
+            [URLQueryItem(name: "api_key", value: self.configuration.apiKey)]
+            + (limit.map { [URLQueryItem(name: "limit", value: String($0))] } ?? [])
+            + (offset.map { [URLQueryItem(name: "offset", value: String($0))] } ?? [])
+        guard let url = components?.url else { throw MockCDNClientError.invalidURL("cannot build the listing URL") }
+        let (data, status) = try await PresignedMedia(configuration: self.configuration)
+            .send(try self.authorized(URLRequest(url: url)))
+        guard status == 200 else {
+            throw MockCDNClientError.invalidResponse(
+                "the listing answered \(status): \(String(decoding: data.prefix(300), as: UTF8.self))"
+            )
+        }
+        struct Listing: Decodable { let uploads: [ListedUpload] }
+        do {
+            return try JSONDecoder().decode(Listing.self, from: data).uploads
+        } catch {
+            throw MockCDNClientError.invalidResponse("the listing is not the JSON expected")
+        }
+    }
+
     /// The completion-handler form of `upload(localURL:options:)` (`CDNStorage`).
     public func uploadAttachment(
         localUrl: URL,

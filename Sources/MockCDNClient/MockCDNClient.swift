@@ -29,4 +29,15 @@ public struct MockCDNClient: Sendable {
         self.storage = MockCDNStorage(configuration: configuration)
         self.requester = MockCDNRequester(configuration: configuration)
     }
+
+    /// The bytes a request built by `requester` answers (a resized image, a file), with its FAT.
+    ///
+    /// - Throws: `MockCDNClientError.invalidResponse` naming the status when it is not 200.
+    public func data(for request: CDNRequest) async throws -> Data {
+        let (data, status) = try await self.presigned.send(request.urlRequest)
+        guard status == 200 else {
+            throw MockCDNClientError.invalidResponse("\(request.url.path) answered \(status)")
+        }
+        return data
+    }
 }

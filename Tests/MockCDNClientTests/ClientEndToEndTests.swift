@@ -99,6 +99,41 @@ struct ClientEndToEndTests {
         }
     }
 
+    @Test(
+        "the channel listing re-signs an expired link; data(for:) fetches a resized image's bytes, or names the status"
+    )
+    func listingAndBytes() async throws {
+        try await Self.run { server in
+            let client = Self.client(server)
+            let png = try Data(contentsOf: Fixture.path("media/sample.png"))
+            let uploaded = try await client.storage.upload(
+                data: png,
+                options: .init(kind: .image, channel: "messaging:general", fileName: "s.png", mimeType: "image/png")
+            )
+            let resized = try await client.data(
+                for: client.requester.imageRequest(
+                    for: uploaded.fileURL,
+                    options: ImageRequestOptions(resize: CDNImageResize(width: 16))
+                )
+            )
+            #expect(resized.starts(with: [0x89, 0x50, 0x4E, 0x47]) && resized != png)
+            try await Self.advanceClock(server, 15 * 86_400)
+            await #expect(throws: MockCDNClientError.self) {
+                _ = try await client.data(for: client.requester.fileRequest(for: uploaded.fileURL))
+            }
+            let listed = try await client.storage.uploads(channel: "messaging:general", limit: 10)
+            #expect(listed.map(\.name) == ["s.png"] && listed.first?.userID == "alice")
+            let fresh = try #require(listed.first?.file)
+            #expect(try await client.data(for: client.requester.fileRequest(for: fresh)) == png)
+            await #expect(throws: MockCDNClientError.self) {
+                _ = try await client.storage.uploads(channel: "messaging:other")
+            }
+            await #expect(throws: MockCDNClientError.self) {
+                _ = try await client.storage.uploads(channel: "no-colon")
+            }
+        }
+    }
+
     @Test("an expired presigned URL is 403, and the loader's one retry with a fresh URL succeeds")
     func presignedRetry() async throws {
         try await Self.run { server in
