@@ -12,29 +12,23 @@ extension RunningMockCDN {
 
     /// A Stream user JWT for `user`, issued at the server's clock, without expiry (as Stream's are).
     public func userToken(_ user: String, app: AppConfiguration? = nil) -> String {
-        JWT.sign(["user_id": user, "iat": self.clock.unixSeconds], secret: (app ?? self.app).apiSecret)
+        (app ?? self.app).streamToken(user: user, issuedAt: self.clock.unixSeconds)
     }
 
     /// A Stream server JWT (`{"server":true}`), issued at the server's clock.
     public func serverToken(app: AppConfiguration? = nil) -> String {
-        JWT.sign(["server": true, "iat": self.clock.unixSeconds], secret: (app ?? self.app).apiSecret)
+        (app ?? self.app).streamToken(user: nil, issuedAt: self.clock.unixSeconds)
     }
 
     /// A File Access Token for `user`, valid for `lifetime` seconds from the server's clock.
-    public func fileAccessToken(user: String, lifetime: Int64 = 3600, app: AppConfiguration? = nil) throws -> String {
-        let mediaApp = try MediaApp(app ?? self.app)
-        let now = self.clock.unixSeconds
-        return FileAccessToken.issue(
-            FileAccessClaims(appID: mediaApp.id, userID: user, issuedAt: now, expiresAt: now + lifetime),
-            key: mediaApp.secretKey
-        )
+    public func fileAccessToken(user: String, lifetime: Int64 = 3600, app: AppConfiguration? = nil) -> String {
+        (app ?? self.app).fileAccessToken(user: user, issuedAt: self.clock.unixSeconds, lifetime: lifetime)
     }
 
     /// A client for `user` of the default app, in `mode`: its tokens are minted at the server's clock each
     /// time it asks, so they stay valid however far a test moves the clock.
-    public func client(user: String = "alice", mode: SecureMediaMode = .embedded) throws -> MockCDNClient {
+    public func client(user: String = "alice", mode: SecureMediaMode = .embedded) -> MockCDNClient {
         let app = self.app
-        let mediaApp = try MediaApp(app)
         let clock = self.clock
         return MockCDNClient(
             configuration: MockCDNClientConfiguration(
@@ -42,16 +36,12 @@ extension RunningMockCDN {
                 appID: app.appID,
                 apiKey: app.apiKey,
                 secureMediaMode: mode,
+                // Percent-encoded, as CometChat's SDK hands its FAT over.
                 fatProvider: {
-                    let now = clock.unixSeconds
-                    return FileAccessToken.issue(
-                        FileAccessClaims(appID: app.appID, userID: user, issuedAt: now, expiresAt: now + 3600),
-                        key: mediaApp.secretKey
-                    ).addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+                    app.fileAccessToken(user: user, issuedAt: clock.unixSeconds, lifetime: 3600)
+                        .addingPercentEncoding(withAllowedCharacters: .alphanumerics)
                 },
-                userTokenProvider: {
-                    JWT.sign(["user_id": user, "iat": clock.unixSeconds], secret: app.apiSecret)
-                }
+                userTokenProvider: { app.streamToken(user: user, issuedAt: clock.unixSeconds) }
             )
         )
     }

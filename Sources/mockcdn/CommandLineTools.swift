@@ -22,22 +22,14 @@ enum CommandLineTools {
         return try MediaApp(configuration)
     }
 
-    /// A Stream JWT: `{"server":true}`, or `{"user_id":...}`; with `exp` when a lifetime is given.
+    /// A Stream JWT: `{"server":true}`, or `{"user_id":...}`; with `iat` and `exp` when a lifetime is given.
     static func streamToken(app: MediaApp, user: String?, lifetime: Int64?, now: Int64) -> String {
-        var claims: [String: any Sendable] = user.map { ["user_id": $0] } ?? ["server": true]
-        if let lifetime {
-            claims["iat"] = now
-            claims["exp"] = now + lifetime
-        }
-        return JWT.sign(claims, secret: app.configuration.apiSecret)
+        app.configuration.streamToken(user: user, issuedAt: lifetime == nil ? nil : now, lifetime: lifetime)
     }
 
     /// A File Access Token for `user`, valid for `lifetime` seconds from `now`.
     static func fileAccessToken(app: MediaApp, user: String, lifetime: Int64, now: Int64) -> String {
-        FileAccessToken.issue(
-            FileAccessClaims(appID: app.id, userID: user, issuedAt: now, expiresAt: now + lifetime),
-            key: app.secretKey
-        )
+        app.configuration.fileAccessToken(user: user, issuedAt: now, lifetime: lifetime)
     }
 
     /// A CloudFront link signed with the app's active key: canned, or custom when `resource` (a glob) is

@@ -66,20 +66,16 @@ struct TokensController {
         }
         switch body.kind {
         case "user", "server":
-            var claims: [String: any Sendable] = body.kind == "user" ? ["user_id": try user()] : ["server": true]
-            claims["iat"] = now
-            if let ttl = body.ttl { claims["exp"] = now + ttl }
-            let token = JWT.sign(claims, secret: app.configuration.apiSecret)
+            let token = app.configuration.streamToken(
+                user: body.kind == "user" ? try user() : nil,
+                issuedAt: now,
+                lifetime: body.ttl
+            )
             return Minted(token: token, kind: body.kind, issuedAt: now, expiresAt: body.ttl.map { now + $0 })
         case "fat":
             let ttl = body.ttl ?? SecureMediaController.defaultFATTTL
-            let claims = FileAccessClaims(appID: app.id, userID: try user(), issuedAt: now, expiresAt: now + ttl)
-            return Minted(
-                token: FileAccessToken.issue(claims, key: app.secretKey),
-                kind: "fat",
-                issuedAt: now,
-                expiresAt: now + ttl
-            )
+            let token = app.configuration.fileAccessToken(user: try user(), issuedAt: now, lifetime: ttl)
+            return Minted(token: token, kind: "fat", issuedAt: now, expiresAt: now + ttl)
         default:
             throw HTTPError(.badRequest, message: "kind must be user, server or fat")
         }

@@ -13,7 +13,7 @@ struct ExampleConsumerTests {
     @Test("upload, read resized, 15 days later the link is refused, and the channel listing re-signs it")
     func linkLifetime() async throws {
         try await MockCDNTestServer.withRunning { server in
-            let client = try server.client(user: "alice")
+            let client = server.client(user: "alice")
             let png = try Data(contentsOf: URL(fileURLWithPath: MockCDNTestServer.fixturesDirectory + "/sample.png"))
             let uploaded = try await client.storage.upload(
                 data: png,
@@ -52,7 +52,7 @@ struct ExampleConsumerTests {
             let pdf = server.url("/demo/fixtures/sample.pdf")
             #expect(try await Self.get(URLRequest(url: pdf)).1 == 401)
             for mode in [SecureMediaMode.embedded, .headerBased] {
-                let request = try server.client(mode: mode).requester.fileRequest(for: pdf)
+                let request = server.client(mode: mode).requester.fileRequest(for: pdf)
                 #expect(try await Self.get(request.urlRequest).1 == 200, "\(mode)")
             }
             let reads = try await server.journal(method: "GET", path: "/demo/fixtures/sample.pdf")
@@ -67,7 +67,7 @@ struct ExampleConsumerTests {
             let id = try await server.addFault(
                 #"{"match":{"method":"GET","path":"/demo/fixtures/"},"times":1,"action":{"status":503}}"#
             )
-            let request = try server.client().requester.fileRequest(for: server.url("/demo/fixtures/sample.pdf"))
+            let request = server.client().requester.fileRequest(for: server.url("/demo/fixtures/sample.pdf"))
             let (_, first) = try await URLSession.shared.data(for: request.urlRequest)
             let (_, second) = try await URLSession.shared.data(for: request.urlRequest)
             #expect((first as? HTTPURLResponse)?.statusCode == 503)
