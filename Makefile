@@ -96,8 +96,10 @@ test-compat: deps video-deps browser-deps py-deps
 	$(SWIFT) build --product mockcdn
 	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q Tests/compat
 
-## client-isolation: MockCDNClient builds on its own: no server, Hummingbird or NIO module is compiled.
+## client-isolation: MockCDNClient builds on its own: no server, Hummingbird or NIO module is compiled; the
+## package declares the iOS 15 floor the client keeps.
 client-isolation:
+	$(SWIFT) package dump-package | python3 scripts/check-client-floor.py
 	rm -rf .build-client
 	$(SWIFT) build --target MockCDNClient --scratch-path .build-client > /dev/null
 	@extra=$$(find .build-client -name '*.swiftmodule' -path '*Modules*' ! -name 'MockCDNClient.swiftmodule'); \

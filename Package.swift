@@ -10,7 +10,9 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "MockCDN",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // Platforms are per package. iOS 15 is MockCDNClient's floor (an app links that product only); the server
+    // targets run on macOS and Linux, and SwiftPM checks a dependency's floor only for the targets it builds.
+    platforms: [.macOS(.v15), .iOS(.v15)],
     products: [
         .executable(name: "mockcdn", targets: ["mockcdn"]),
         .library(name: "MockCDNCore", targets: ["MockCDNCore"]),
@@ -88,6 +90,9 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
             ],
+            // The OpenAPI document the server serves at /_mockcdn/openapi.yaml (the repository's openapi.yaml
+            // is a link to it).
+            resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: swiftSettings
         ),
         // Foundation only, so an iOS app can use it.

@@ -10,11 +10,14 @@ public struct UploadedFile: Sendable, Equatable {
     public var fileURL: URL
     /// The signed thumbnail link (images).
     public var thumbnailURL: URL?
+    /// One signed link per size asked for in `AttachmentUploadOptions.uploadSizes`, in the same order.
+    public var sizedURLs: [URL]
 
-    /// A result with a file link and, for images, a thumbnail link.
-    public init(fileURL: URL, thumbnailURL: URL? = nil) {
+    /// A result with a file link and, for images, a thumbnail link and the links of the sizes asked for.
+    public init(fileURL: URL, thumbnailURL: URL? = nil, sizedURLs: [URL] = []) {
         self.fileURL = fileURL
         self.thumbnailURL = thumbnailURL
+        self.sizedURLs = sizedURLs
     }
 }
 
@@ -33,6 +36,9 @@ public struct AttachmentUploadOptions: Sendable {
     public var fileName: String?
     /// The declared type of the part; the server sniffs the bytes and defers to them when missing.
     public var mimeType: String?
+    /// Stream's `upload_sizes`: resized links the answer should carry besides the file's (images). The server
+    /// checks each as it checks a read's resize, and refuses the upload, storing nothing, when one is invalid.
+    public var uploadSizes: [CDNImageResize]
     /// Called with the fraction sent, 0...1, as the body goes out.
     public var progress: (@Sendable (Double) -> Void)?
 
@@ -42,12 +48,14 @@ public struct AttachmentUploadOptions: Sendable {
         channel: String? = nil,
         fileName: String? = nil,
         mimeType: String? = nil,
+        uploadSizes: [CDNImageResize] = [],
         progress: (@Sendable (Double) -> Void)? = nil
     ) {
         self.kind = kind
         self.channel = channel
         self.fileName = fileName
         self.mimeType = mimeType
+        self.uploadSizes = uploadSizes
         self.progress = progress
     }
 }
@@ -202,12 +210,33 @@ public struct MockCDNStorage: CDNStorage {
     // MARK: - Upload
 
     private struct Answer: Decodable {
+        struct Sized: Decodable {
+            let url: String
+        }
+
         let file: String
         let thumbURL: String?
+        let uploadSizes: [Sized]?
 
         enum CodingKeys: String, CodingKey {
             case file
             case thumbURL = "thumb_url"
+            case uploadSizes = "upload_sizes"
+        }
+    }
+
+    /// An `upload_sizes` entry as Stream's API takes it: `{width,height,resize,crop}`, unset parts left out.
+    private struct SizeField: Encodable {
+        let width: Int?
+        let height: Int?
+        let resize: String?
+        let crop: String?
+
+        init(_ size: CDNImageResize) {
+            self.width = size.width
+            self.height = size.height
+            self.resize = size.mode?.rawValue
+            self.crop = size.crop?.rawValue
         }
     }
 
@@ -253,7 +282,13 @@ public struct MockCDNStorage: CDNStorage {
         else { throw MockCDNClientError.invalidURL("cannot write a temporary file") }
         let safeName = fileName.replacingOccurrences(of: "\"", with: "_").replacingOccurrences(of: "\r", with: "_")
             .replacingOccurrences(of: "\n", with: "_")
-        var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(safeName)\"\r\n"
+        var head = ""
+        if !options.uploadSizes.isEmpty {
+            let sizes = try JSONEncoder().encode(options.uploadSizes.map(SizeField.init))
+            head += "--\(boundary)\r\nContent-Disposition: form-data; name=\"upload_sizes\"\r\n\r\n"
+            head += String(decoding: sizes, as: UTF8.self) + "\r\n"
+        }
+        head += "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(safeName)\"\r\n"
         head += "Content-Type: \(options.mimeType ?? "application/octet-stream")\r\n\r\n"
         do {
             output.write(Data(head.utf8))
@@ -278,7 +313,11 @@ public struct MockCDNStorage: CDNStorage {
         else {
             throw MockCDNClientError.invalidResponse("the upload answer has no file link")
         }
-        return UploadedFile(fileURL: file, thumbnailURL: answer.thumbURL.flatMap(URL.init(string:)))
+        return UploadedFile(
+            fileURL: file,
+            thumbnailURL: answer.thumbURL.flatMap(URL.init(string:)),
+            sizedURLs: (answer.uploadSizes ?? []).compactMap { URL(string: $0.url) }
+        )
     }
 }
 

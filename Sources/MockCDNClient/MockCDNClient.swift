@@ -40,4 +40,57 @@ public struct MockCDNClient: Sendable {
         }
         return data
     }
+
+    /// A File Access Token as the app API mints it for the logged-in user: `POST /v1/apps/{app}/fat` with the
+    /// user token, the way a CometChat login hands one out. Give `token` to `fatProvider`.
+    public struct MintedFileAccessToken: Sendable, Equatable {
+        /// The token, unencoded.
+        public let token: String
+        /// The user it belongs to.
+        public let userID: String
+        /// When the server stops accepting it, by the server's clock.
+        public let expiresAt: Date
+    }
+
+    /// Mints a File Access Token for the user of `userTokenProvider`.
+    ///
+    /// - Parameter ttl: its lifetime in seconds, 1 to 30 days; nil for the server's default (one hour).
+    /// - Throws: `MockCDNClientError.notLoggedIn` without a user token or when the server refuses it;
+    ///   `.invalidResponse` naming the status otherwise.
+    public func mintFileAccessToken(ttl: Int? = nil) async throws(MockCDNClientError) -> MintedFileAccessToken {
+        guard let userToken = self.configuration.userTokenProvider(), !userToken.isEmpty else {
+            throw .notLoggedIn("no user token")
+        }
+        let endpoint = self.configuration.baseURL.appendingPathComponent("v1/apps/\(self.configuration.appID)/fat")
+        var request = URLRequest(url: endpoint)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer " + userToken, forHTTPHeaderField: "Authorization")
+        request.httpBody = Data((ttl.map { #"{"ttl":\#($0)}"# } ?? "{}").utf8)
+        struct Answer: Decodable {
+            let fat: String
+            let userID: String
+            let expiresAt: Int64
+
+            enum CodingKeys: String, CodingKey {
+                case fat
+                case userID = "user_id"
+                case expiresAt = "expires_at"
+            }
+        }
+        let (data, status) = try await self.presigned.send(request)
+        switch status {
+        case 200, 201:
+            guard let answer = try? JSONDecoder().decode(Answer.self, from: data) else {
+                throw .invalidResponse("the FAT answer is not {\"fat\",\"user_id\",\"expires_at\"}")
+            }
+            return MintedFileAccessToken(
+                token: answer.fat,
+                userID: answer.userID,
+                expiresAt: Date(timeIntervalSince1970: TimeInterval(answer.expiresAt))
+            )
+        case 401: throw .notLoggedIn(PresignedMedia.message(data) ?? "the server refused the user token")
+        default: throw .invalidResponse("minting a FAT answered \(status): \(PresignedMedia.message(data) ?? "")")
+        }
+    }
 }

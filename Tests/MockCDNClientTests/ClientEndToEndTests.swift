@@ -134,6 +134,62 @@ struct ClientEndToEndTests {
         }
     }
 
+    @Test(
+        "a FAT minted through the app API reads until its expiry; upload_sizes come back as links, a bad one stores nothing"
+    )
+    func mintedFATAndUploadSizes() async throws {
+        try await Self.run { server in
+            let writer = Self.client(server, fat: nil)
+            let before = server.clock.unixSeconds
+            let minted = try await writer.mintFileAccessToken(ttl: 600)
+            let after = server.clock.unixSeconds
+            #expect(minted.userID == "alice")
+            #expect((before + 600...after + 600).contains(Int64(minted.expiresAt.timeIntervalSince1970)))
+            let reader = Self.client(server, fat: minted.token)
+
+            let png = try Data(contentsOf: Fixture.path("media/sample.png"))
+            let sizes = [CDNImageResize(width: 16), CDNImageResize(width: 8, height: 8, mode: .crop, crop: .top)]
+            let uploaded = try await writer.storage.upload(
+                data: png,
+                options: .init(
+                    kind: .image,
+                    channel: "messaging:general",
+                    fileName: "s.png",
+                    mimeType: "image/png",
+                    uploadSizes: sizes
+                )
+            )
+            #expect(uploaded.sizedURLs.count == 2)
+            #expect(uploaded.sizedURLs.last?.query?.contains("w=8&h=8&resize=crop&crop=top") == true)
+            for link in uploaded.sizedURLs {
+                let bytes = try await reader.data(for: reader.requester.imageRequest(for: link, options: .init()))
+                #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) && bytes != png)
+            }
+            // The bare media URL reads with the minted FAT alone, until the FAT expires.
+            let media = URL(string: String(uploaded.fileURL.absoluteString.prefix { $0 != "?" }))!
+            #expect(try await reader.data(for: reader.requester.fileRequest(for: media)) == png)
+            try await Self.advanceClock(server, 601)
+            await #expect(throws: MockCDNClientError.self) {
+                _ = try await reader.data(for: reader.requester.fileRequest(for: media))
+            }
+
+            await #expect(throws: MockCDNClientError.invalidResponse) {
+                try await writer.mintFileAccessToken(ttl: 0)
+            }
+            await #expect(throws: MockCDNClientError.notLoggedIn) {
+                try await MockCDNClient(configuration: .init(baseURL: server.baseURL)).mintFileAccessToken()
+            }
+            let listed = try await writer.storage.uploads(channel: "messaging:general").count
+            await #expect(throws: MockCDNClientError.self) {
+                try await writer.storage.upload(
+                    data: png,
+                    options: .init(kind: .image, channel: "messaging:general", uploadSizes: [CDNImageResize()])
+                )
+            }
+            #expect(try await writer.storage.uploads(channel: "messaging:general").count == listed)
+        }
+    }
+
     @Test("an expired presigned URL is 403, and the loader's one retry with a fresh URL succeeds")
     func presignedRetry() async throws {
         try await Self.run { server in

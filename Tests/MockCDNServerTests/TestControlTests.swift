@@ -342,6 +342,10 @@ struct TestControlTests {
             #expect((index.json["apps"] as? [[String: Any]])?.map { $0["app_id"] as? String } == ["demo"])
             #expect(index.json["fixtures"] as? Int == (try server.storedCount()))
             #expect(!index.text.contains(AppConfiguration.demo.apiSecret))
+            #expect(root.json["openapi"] as? String == "/_mockcdn/openapi.yaml")
+            let document = try await HTTP.get(server.url("/_mockcdn/openapi.yaml"))
+            let repositoryCopy = try String(contentsOf: Fixture.url("../openapi.yaml"), encoding: .utf8)
+            #expect(document.status == 200 && document.text == repositoryCopy)
 
             try await server.setClock(2_000_000_000)
             let before = Date().timeIntervalSince1970

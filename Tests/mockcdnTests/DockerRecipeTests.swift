@@ -41,6 +41,13 @@ struct DockerRecipeTests {
         #expect(
             lines.contains { $0.hasPrefix("RUN apt-get") && $0.contains("libvips-dev") && $0.contains("libssl-dev") }
         )
+        // The resources ride next to the binary, where the server looks for them.
+        #expect(
+            lines.contains {
+                $0.hasPrefix("RUN swift build") && $0.contains(#"/MockCDN_MockCDNServer.resources" /out/"#)
+            }
+        )
+        #expect(lines.contains("COPY --from=build /out/ /usr/local/bin/"))
         #expect(lines.contains { $0.hasPrefix("HEALTHCHECK") && $0.contains("/_mockcdn/health") })
         #expect(lines.contains(#"ENTRYPOINT ["mockcdn"]"#))
         #expect(lines.contains(#"CMD ["serve"]"#))

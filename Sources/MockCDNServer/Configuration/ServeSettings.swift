@@ -85,7 +85,8 @@ extension ServeSettings {
         switch setting.kind {
         case .text(let minimumLength):
             guard value.text.count >= minimumLength else {
-                throw MockCDNError.invalidConfiguration("\(value.source) must be at least \(minimumLength) characters")
+                let unit = minimumLength == 1 ? "character" : "characters"
+                throw MockCDNError.invalidConfiguration("\(value.source) must be at least \(minimumLength) \(unit)")
             }
         case .path:
             break

@@ -3,7 +3,7 @@ import MockCDNCore
 
 /// `GET /` and `GET /_mockcdn`: what this server is. The root, open like a CDN's, says what it is and where
 /// to look; the control index (behind the admin guard off loopback) adds the apps, the clock, the fixtures
-/// loaded and the route families.
+/// loaded and the route families. `GET /_mockcdn/openapi.yaml` serves the OpenAPI document of every route.
 struct IndexController {
     let apps: AppRegistry
     let clock: MockClock
@@ -15,7 +15,7 @@ struct IndexController {
         let description = "A mock CDN and media backend for Stream and CometChat apps, with real signatures and expiry."
         let control = "/_mockcdn"
         let health = "/_mockcdn/health"
-        let documentation = "openapi.yaml and docs/ in the MockCDN repository"
+        let openapi = "/_mockcdn/openapi.yaml"
     }
 
     struct App: Encodable {
@@ -49,6 +49,7 @@ struct IndexController {
         "cometchat": "GET /v1/apps/{app}/settings, POST /v1/apps/{app}/fat, POST /{app}/media, "
             + "POST /v1/apps/{app}/presign, GET /v1/apps/{app}/keys",
         "control": "/_mockcdn/health, /clock, /clock/advance, /tokens, /requests, /faults, /reset; GET /metrics",
+        "openapi": "GET /_mockcdn/openapi.yaml: every route, its parameters and its answers",
     ]
 
     func addRoutes(root: some RouterMethods<AppRequestContext>, control: some RouterMethods<AppRequestContext>) {
@@ -67,6 +68,16 @@ struct IndexController {
                 clock: self.clock.unixSeconds,
                 fixtures: try await self.store.list(prefix: first.id + "/fixtures/").count,
                 routes: Self.routes
+            )
+        }
+        control.get("openapi.yaml") { _, _ in
+            guard let document = ServerResources.data("openapi.yaml") else {
+                throw HTTPError(.notFound, message: "openapi.yaml is not installed next to the mockcdn binary")
+            }
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/yaml; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: document))
             )
         }
     }
