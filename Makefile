@@ -68,12 +68,12 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(SWIFT) build -c release --product mockcdn
+	SWIFT=$(SWIFT) scripts/build-server.sh -c release
 
 ## serve: run a release build of the server (in memory, 127.0.0.1:8080, demo app); a debug build is
 ## about 80 times slower on an upload. Extra flags: make serve SERVE_FLAGS="--port 0"
 serve: deps video-deps
-	$(SWIFT) build -c release --product mockcdn
+	SWIFT=$(SWIFT) scripts/build-server.sh -c release
 	.build/release/mockcdn serve $(SERVE_FLAGS)
 
 ## test: every test suite the project has.
@@ -93,7 +93,7 @@ test-consumer: deps video-deps
 
 ## test-compat: real AWS tooling (botocore's CloudFrontSigner, aws cloudfront sign) against the real binary.
 test-compat: deps video-deps browser-deps py-deps
-	$(SWIFT) build --product mockcdn
+	SWIFT=$(SWIFT) scripts/build-server.sh
 	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q Tests/compat
 
 ## client-isolation: MockCDNClient builds on its own: no server, Hummingbird or NIO module is compiled; the
@@ -127,7 +127,7 @@ bench-upload: release
 ## soak: the longer reliability runs: 60 s of mixed load (the 10 s version runs in make test), schemathesis,
 ## and 60 s of each libFuzzer target.
 soak: deps py-deps
-	$(SWIFT) build --product mockcdn
+	SWIFT=$(SWIFT) scripts/build-server.sh
 	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn MOCKCDN_LOAD_SECONDS=60 python3 -m pytest -q -s Tests/compat/test_load.py
 	Tests/schemathesis.sh
 	Fuzz/run.sh

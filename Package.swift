@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "MockCDNServer", targets: ["MockCDNServer"]),
         .library(name: "MockCDNClient", targets: ["MockCDNClient"]),
         .library(name: "MockCDNTesting", targets: ["MockCDNTesting"]),
+        // libvips behind the shim, loaded by `mockcdn` on its first image operation; build it next to the binary.
+        .library(name: "MockCDNVips", type: .dynamic, targets: ["CVipsShim"]),
     ],
     // MARK: - Dependencies
     dependencies: [
@@ -61,16 +63,24 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
-        // Fixed-arity wrappers over libvips' variadic API, which Swift cannot call.
+        // Fixed-arity wrappers over libvips' variadic API, which Swift cannot call. Built as the loadable
+        // module libMockCDNVips (product MockCDNVips), so `mockcdn` maps libvips only on its first image
+        // operation; the test harness links it in. Its API header is CVipsLoader's.
         .target(
             name: "CVipsShim",
-            dependencies: ["CVips"]
+            dependencies: ["CVips"],
+            cSettings: [.headerSearchPath("../CVipsLoader/include")]
+        ),
+        // CVipsShim's API, loading the shim on first use (dlopen); links neither libvips nor glib.
+        .target(
+            name: "CVipsLoader",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
         .target(
             name: "MockCDNCore",
             dependencies: [
                 "CMockCDNCrypto",
-                "CVipsShim",
+                "CVipsLoader",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
@@ -103,6 +113,8 @@ let package = Package(
         .target(
             name: "MockCDNTesting",
             dependencies: [
+                // Linked in, so a test's server resizes without the loadable module being built.
+                "CVipsShim",
                 "MockCDNClient",
                 "MockCDNCore",
                 "MockCDNServer",

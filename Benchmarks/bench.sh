@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench`: every benchmark in one run, written to Benchmarks/results/latest.md. Installs what it lacks
-# (nginx, wrk, hyperfine with apt; moto[server] with pip). Pass --quick for 3 s wrk runs.
+# (nginx, wrk, hyperfine with apt; moto[server] with pip). Pass --quick for 3 s wrk runs and 10 s of load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=$(command -v sudo >/dev/null && [ "$(id -u)" != 0 ] && echo sudo || true)
@@ -12,17 +12,20 @@ if [ -n "$missing" ]; then
 fi
 command -v moto_server >/dev/null || python3 -m pip install -q 'moto[server]'
 python3 -c 'import boto3' 2>/dev/null || python3 -m pip install -q boto3
-swift build -c release --product mockcdn
+scripts/build-server.sh -c release
+# The bare Hummingbird reference, in a scratch folder of its own (its own package and dependency graph).
+swift build -c release --package-path Benchmarks/Reference --scratch-path .build/bench-reference
 mkdir -p Benchmarks/results .build/bench
 cc -O2 -o .build/bench/vips_resize Benchmarks/resize/vips_resize.c $(pkg-config --cflags --libs vips)
 seconds=10
-[ "${1:-}" = "--quick" ] && seconds=3
+load_seconds=60
+[ "${1:-}" = "--quick" ] && seconds=3 && load_seconds=10
 {
     echo "# MockCDN benchmarks ($(date -u +%Y-%m-%d), $(git rev-parse --short HEAD))"
     echo
     echo "## Signed GETs, startup, idle memory"
     echo
-    python3 Benchmarks/bench.py --seconds "$seconds"
+    python3 Benchmarks/bench.py --seconds "$seconds" --load-seconds "$load_seconds"
     echo
     echo "## Upload (100 MiB, --data-dir)"
     echo

@@ -1,5 +1,8 @@
-// libvips behind CVipsShim.h. No GObject or glib type leaves this file.
+// libvips behind CVipsShim.h, built as the loadable module libMockCDNVips. Its only exported symbol is
+// CVipsShimModule_get, the table of the functions below; CVipsLoader calls through it. No GObject or glib
+// type leaves this file.
 #include "CVipsShim.h"
+#include "CVipsShimModule.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -9,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <vips/vips.h>
+
+static void module_free(void *pointer);
 
 /// The largest intermediate a cover resize may build (width x height), well above 4096 x 4096 outputs.
 #define CVIPSSHIM_MAXIMUM_COVER_PIXELS (64.0 * 1024 * 1024)
@@ -32,18 +37,18 @@ struct CVipsShimControl {
     gint64 deadline;
 };
 
-CVipsShimControl *CVipsShim_control_new(double seconds) {
+static CVipsShimControl *module_control_new(double seconds) {
     CVipsShimControl *control = g_new0(CVipsShimControl, 1);
     atomic_init(&control->cancelled, 0);
     control->deadline = g_get_monotonic_time() + (gint64)(seconds * 1e6);
     return control;
 }
 
-void CVipsShim_control_cancel(CVipsShimControl *control) {
+static void module_control_cancel(CVipsShimControl *control) {
     atomic_store(&control->cancelled, 1);
 }
 
-void CVipsShim_control_free(CVipsShimControl *control) {
+static void module_control_free(CVipsShimControl *control) {
     g_free(control);
 }
 
@@ -91,7 +96,7 @@ static void initialize(void) {
     vips_cache_set_max(0);
 }
 
-int CVipsShim_initialize(char **error) {
+static int module_initialize(char **error) {
     *error = NULL;
     pthread_once(&initialize_once, initialize);
     if (initialize_failure != NULL) {
@@ -102,7 +107,7 @@ int CVipsShim_initialize(char **error) {
 }
 
 static VipsImage *open_header(const void *data, size_t length, char **error) {
-    if (!CVipsShim_initialize(error)) return NULL;
+    if (!module_initialize(error)) return NULL;
     // Loading from a buffer is lazy: only the header is parsed until pixels are asked for.
     VipsImage *image = vips_image_new_from_buffer(data, length, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
     if (image == NULL) fail(error, "unsupported image");
@@ -189,7 +194,7 @@ static VipsImage *read_bmp(const void *data, size_t length, char **error) {
 
 /// Fails unless the one loader allowed for `source` is the one libvips picks for these bytes.
 static int check_loader(const void *data, size_t length, CVipsShimSource source, char **error) {
-    if (!CVipsShim_initialize(error)) return 0;
+    if (!module_initialize(error)) return 0;
     if (source == CVipsShimSourceBMP) {
         BMPLayout layout;
         return bmp_layout(data, length, &layout, error);
@@ -223,7 +228,7 @@ static int open_source(const void *data, size_t length, CVipsShimSource format, 
     return 1;
 }
 
-int CVipsShim_probe(
+static int module_probe(
     const void *data, size_t length, CVipsShimSource source, CVipsShimHeader *header, char **error) {
     *error = NULL;
     memset(header, 0, sizeof(*header));
@@ -375,7 +380,7 @@ static VipsImage *pad_frames(VipsImage *image, int width, int height) {
     return out;
 }
 
-int CVipsShim_resize(
+static int module_resize(
     const void *data, size_t length, CVipsShimSource source_format, int width, int height, CVipsShimMode mode,
     CVipsShimAnchor anchor, CVipsShimFormat format, int quality, int all_pages, CVipsShimControl *control,
     void **out, size_t *out_length, char **error) {
@@ -418,12 +423,24 @@ int CVipsShim_resize(
     int ok = encode(result, format, quality, out, out_length, error);
     g_object_unref(result);
     if (!ok && control != NULL && atomic_load(&control->cancelled)) {
-        CVipsShim_free(*error);
+        module_free(*error);
         *error = g_strdup("render cancelled");
     }
     return ok;
 }
 
-void CVipsShim_free(void *pointer) {
+static void module_free(void *pointer) {
     g_free(pointer);
 }
+
+static const CVipsShimModule module = {
+    .control_new = module_control_new,
+    .control_cancel = module_control_cancel,
+    .control_free = module_control_free,
+    .initialize = module_initialize,
+    .probe = module_probe,
+    .resize = module_resize,
+    .free = module_free,
+};
+
+const void *CVipsShimModule_get(void) { return &module; }

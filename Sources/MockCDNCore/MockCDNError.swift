@@ -11,6 +11,7 @@ public struct MockCDNError: Error, Sendable, Equatable, CustomStringConvertible 
         case cryptoFailure
         case invalidKeyMaterial
         case imageFailure
+        case imageSupportMissing
         case storageFailure
         case insufficientStorage
         case invalidConfiguration
@@ -32,7 +33,7 @@ public struct MockCDNError: Error, Sendable, Equatable, CustomStringConvertible 
         case .objectNotFound: .notFound
         case .objectTooLarge: .tooLarge
         case .imageFailure: .unprocessable
-        case .storageFailure: .unavailable
+        case .storageFailure, .imageSupportMissing: .unavailable
         case .insufficientStorage: .insufficientStorage
         case .cryptoFailure, .invalidKeyMaterial: .internal
         }
@@ -76,6 +77,11 @@ public struct MockCDNError: Error, Sendable, Equatable, CustomStringConvertible 
     /// libvips could not read, resize or encode an image; the detail is vips' own message.
     public static let imageFailure = MockCDNError(.imageFailure, "image operation failed")
     public static func imageFailure(_ message: String) -> MockCDNError { .init(.imageFailure, message) }
+
+    /// libvips cannot be loaded (the `libMockCDNVips` module is not next to the binary): the server's
+    /// fault, not the image's, so it is answered as unavailable.
+    public static let imageSupportMissing = MockCDNError(.imageSupportMissing, "image support is not installed")
+    public static func imageSupportMissing(_ message: String) -> MockCDNError { .init(.imageSupportMissing, message) }
 
     /// An app's configuration cannot be used (the detail says why).
     public static let invalidConfiguration = MockCDNError(.invalidConfiguration, "invalid configuration")

@@ -102,7 +102,7 @@ private func hostForURL(_ host: String) -> String {
 
 /// The services a server runs on: store, apps, clock, links, variants and the test-control state.
 func makeServices(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerServices {
-    try Vips.initialize()
+    // libvips is not started here: CVipsLoader loads it on the first image operation.
     var store: any ObjectStore
     if let directory = configuration.dataDirectory {
         let disk = try await DiskObjectStore(directory: directory)
@@ -131,7 +131,8 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
         journal: Journal(capacity: configuration.journalCapacity),
         faults: FaultInjector(),
         metrics: metrics,
-        fixtures: configuration.fixturesDirectory.map(FixtureLoader.init)
+        fixtures: configuration.fixturesDirectory.map(FixtureLoader.init),
+        verifiedCredentials: VerifiedCredentialCache(onHit: { metrics.credentialCacheHit() })
     )
 }
 
@@ -208,6 +209,10 @@ func addRoutes(
         store: services.store,
         variants: services.variants,
         metrics: services.metrics,
-        authorizer: MediaReadAuthorizer(clock: services.clock, links: services.links)
+        authorizer: MediaReadAuthorizer(
+            clock: services.clock,
+            links: services.links,
+            verified: services.verifiedCredentials
+        )
     ).addRoutes(to: router.group().add(middleware: ErrorEnvelopeMiddleware.media))
 }

@@ -53,9 +53,14 @@ struct BrowserPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
     /// with empty segments (`//_mockcdn`) ignored as the router ignores them. Decided from the path, not the
     /// matched route, because a preflight (OPTIONS) matches no route.
     static func isControl(path: String) -> Bool {
-        let segments = path.split(separator: "/")
-        guard let first = segments.first else { return false }
-        return first == "_mockcdn" || (first == "metrics" && segments.count == 1)
+        // On the bytes, without splitting the path: every request asks.
+        let bytes = path.utf8
+        let slash = UInt8(ascii: "/")
+        guard let start = bytes.firstIndex(where: { $0 != slash }) else { return false }
+        let end = bytes[start...].firstIndex(of: slash) ?? bytes.endIndex
+        let first = bytes[start..<end]
+        if first.elementsEqual("_mockcdn".utf8) { return true }
+        return first.elementsEqual("metrics".utf8) && bytes[end...].allSatisfy { $0 == slash }
     }
 }
 

@@ -17,11 +17,13 @@ struct ServerServices: Sendable {
     let faults: FaultInjector
     let metrics: ServerMetrics
     let fixtures: FixtureLoader?
+    /// Media read credentials that passed verification.
+    let verifiedCredentials: VerifiedCredentialCache
     /// Moves on at every reset, so work that started before one can tell.
     let epoch = ResetEpoch()
 
-    /// Back to the startup state: objects (fixtures reloaded), variants, journal, faults, clock, channel
-    /// membership and upload settings.
+    /// Back to the startup state: objects (fixtures reloaded), variants, verified credentials, journal, faults,
+    /// clock, channel membership and upload settings.
     func reset() async throws {
         // First, so that an upload that commits from now on sees it and removes itself.
         self.epoch.advance()
@@ -31,6 +33,7 @@ struct ServerServices: Sendable {
         self.channels.removeAll()
         for app in self.apps.apps { app.resetUploadConfigs() }
         self.variants.removeAll()
+        self.verifiedCredentials.removeAll()
         try await self.store.removeAll()
         if let fixtures = self.fixtures, let app = self.apps.apps.first {
             try await fixtures.load(into: self, app: app)

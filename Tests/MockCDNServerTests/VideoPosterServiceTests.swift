@@ -195,7 +195,8 @@ extension ServerServices {
             journal: self.journal,
             faults: self.faults,
             metrics: self.metrics,
-            fixtures: self.fixtures
+            fixtures: self.fixtures,
+            verifiedCredentials: self.verifiedCredentials
         )
     }
 }

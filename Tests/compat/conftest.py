@@ -29,13 +29,13 @@ class RunningServer:
 
 
 @contextmanager
-def launch(*flags: str):
+def launch(*flags: str, binary=BINARY):
     """Runs `mockcdn serve --port 0` with the fixtures and `flags`; yields the RunningServer, then stops it
     with SIGTERM and checks it exits cleanly."""
-    if not BINARY.exists():
-        pytest.fail(f"MockCDN binary not found at {BINARY} (set MOCKCDN_BINARY)")
+    if not binary.exists():
+        pytest.fail(f"MockCDN binary not found at {binary} (set MOCKCDN_BINARY)")
     proc = subprocess.Popen(
-        [str(BINARY), "serve", "--port", "0", "--log-level", "warning", "--fixtures", str(REPO / "Fixtures" / "media"), *flags],
+        [str(binary), "serve", "--port", "0", "--log-level", "warning", "--fixtures", str(REPO / "Fixtures" / "media"), *flags],
         stdout=subprocess.PIPE,
         stderr=None,
         text=True,

@@ -37,14 +37,17 @@ struct DockerRecipeTests {
         }
         let manifest = try Self.read("Package.swift")
         #expect(manifest.contains(#".executable(name: "mockcdn""#))
-        #expect(lines.contains { $0.hasPrefix("RUN swift build") && $0.contains("--product mockcdn") })
+        #expect(lines.contains { $0.hasPrefix("RUN scripts/build-server.sh -c release") })
+        let buildScript = try Self.read("scripts/build-server.sh")
+        #expect(buildScript.contains("--product mockcdn") && buildScript.contains("--product MockCDNVips"))
         #expect(
             lines.contains { $0.hasPrefix("RUN apt-get") && $0.contains("libvips-dev") && $0.contains("libssl-dev") }
         )
-        // The resources ride next to the binary, where the server looks for them.
+        // The libvips module and the resources ride next to the binary, where the server looks for them.
         #expect(
             lines.contains {
-                $0.hasPrefix("RUN swift build") && $0.contains(#"/MockCDN_MockCDNServer.resources" /out/"#)
+                $0.hasPrefix("RUN scripts/build-server.sh") && $0.contains(#"/MockCDN_MockCDNServer.resources" /out/"#)
+                    && $0.contains(#"/libMockCDNVips.so" /out/"#)
             }
         )
         #expect(lines.contains("COPY --from=build /out/ /usr/local/bin/"))

@@ -1,4 +1,4 @@
-import CVipsShim
+import CVipsLoader
 import NIOCore
 
 /// libvips through CVipsShim: header probes, resizes and encodes. Every call is synchronous and may take
@@ -54,6 +54,17 @@ public enum Vips {
         }
     }
 
+    /// Loads the libvips module, once; cheap after the first time.
+    ///
+    /// - Throws: `MockCDNError.imageSupportMissing` naming the file when the module cannot be loaded.
+    public static func requireModule() throws(MockCDNError) {
+        var error: UnsafeMutablePointer<CChar>?
+        guard CVipsShim_load(&error) == 0 else { return }
+        let message = error.map { String(cString: $0) } ?? "image support is not installed"
+        CVipsShim_free(error)
+        throw MockCDNError.imageSupportMissing(message)
+    }
+
     /// Starts libvips; called by every operation, cheap after the first time.
     ///
     /// - Throws: `MockCDNError.imageFailure` when libvips cannot start.
@@ -63,8 +74,9 @@ public enum Vips {
 
     /// Stops a render from another task, or once its time is up; vips checks it as it computes pixels.
     public final class RenderControl: @unchecked Sendable {
-        // The C side reads and writes the flag atomically; the pointer itself never changes.
-        fileprivate let pointer: OpaquePointer
+        // The C side reads and writes the flag atomically; the pointer itself never changes. Nil when the
+        // shim cannot be loaded, and then the render it was made for fails saying why.
+        fileprivate let pointer: OpaquePointer?
 
         /// - Parameter seconds: how long the render may take before it is stopped.
         public init(seconds: Double) {
@@ -72,7 +84,9 @@ public enum Vips {
         }
 
         /// Asks the render to stop; it then fails with "render cancelled".
-        public func cancel() { CVipsShim_control_cancel(self.pointer) }
+        public func cancel() {
+            if let pointer = self.pointer { CVipsShim_control_cancel(pointer) }
+        }
 
         deinit { CVipsShim_control_free(self.pointer) }
     }
@@ -84,8 +98,9 @@ public enum Vips {
     ///   - format: the format the bytes must be in; by default the one their first bytes show.
     /// - Returns: the header.
     /// - Throws: `MockCDNError.imageFailure` when the bytes are not an image in a format MockCDN decodes, or
-    ///   not in `format`.
+    ///   not in `format`; `.imageSupportMissing` without the libvips module.
     public static func probe(_ data: ByteBuffer, as format: ImageFormat? = nil) throws -> ImageHeader {
+        try self.requireModule()
         let source = try shimSource(format ?? ImageFormat(sniffing: data))
         var header = CVipsShimHeader()
         try data.withUnsafeReadableBytes { bytes in
@@ -115,7 +130,8 @@ public enum Vips {
     ///   - allFrames: keep every frame of an animation (else the first only).
     ///   - control: stops the render when cancelled or out of time.
     /// - Returns: the encoded result.
-    /// - Throws: `MockCDNError.imageFailure` with vips' message.
+    /// - Throws: `MockCDNError.imageFailure` with vips' message; `.imageSupportMissing` without the libvips
+    ///   module.
     public static func resize(
         _ data: ByteBuffer,
         as sourceFormat: ImageFormat? = nil,
@@ -128,6 +144,7 @@ public enum Vips {
         allFrames: Bool = false,
         control: RenderControl? = nil
     ) throws -> ByteBuffer {
+        try self.requireModule()
         let source = try shimSource(sourceFormat ?? ImageFormat(sniffing: data))
         return try data.withUnsafeReadableBytes { bytes in
             try output { out, length, error in

@@ -98,14 +98,16 @@ public enum CloudFrontVerifier {
     ///   - now: the clock's Unix time.
     ///   - clientAddress: the client's IP address, for `IpAddress` conditions.
     ///   - keyPair: looks up a key pair of the app the request reads from.
+    /// - Returns: when the link holds by the clock (its policy's dates, or the canned expiry).
     /// - Throws: `AccessDenied` naming the rule that failed.
+    @discardableResult
     public static func verify(
         _ credential: CloudFrontCredential,
         resources: [String],
         now: Int64,
         clientAddress: String?,
         keyPair: (String) -> CloudFrontKeyPair?
-    ) throws(AccessDenied) {
+    ) throws(AccessDenied) -> Validity {
         guard !credential.signature.isEmpty, !credential.keyPairID.isEmpty else {
             throw AccessDenied("CloudFront links need Signature and Key-Pair-Id")
         }
@@ -148,6 +150,7 @@ public enum CloudFrontVerifier {
             guard now < expires else { throw .expired }
             if let start = policy.dateGreaterThan, now < start { throw .notYetValid }
             guard policy.allows(address: clientAddress) else { throw .sourceIPMismatch }
+            return Validity(notBefore: policy.dateGreaterThan, expiresAt: expires)
         } else {
             let valid = resources.contains { resource in
                 let canned = CloudFrontPolicy.cannedJSON(resource: resource, expires: expiresText)
@@ -155,6 +158,7 @@ public enum CloudFrontVerifier {
             }
             guard valid else { throw .signatureMismatch }
             guard now < expires else { throw .expired }
+            return Validity(expiresAt: expires)
         }
     }
 }

@@ -90,8 +90,10 @@ public enum SigV4 {
     ///   - now: the clock's Unix time.
     ///   - appendable: parameters a client may add after signing (image transforms, `fat`); the signature
     ///     may cover the query with or without them.
+    /// - Returns: when the URL holds by the clock (from its date less the allowed skew until it expires).
     /// - Throws: `AccessDenied` with S3's code and message for the failed rule; a credential scoped to another
     ///   region is `AccessDenied.wrongRegion` (400 `AuthorizationQueryParametersError`).
+    @discardableResult
     public static func verify(
         query: [(name: String, value: String)],
         method: String,
@@ -100,7 +102,7 @@ public enum SigV4 {
         credentials: SigV4Credentials,
         now: Int64,
         appendable: Set<String> = []
-    ) throws(AccessDenied) {
+    ) throws(AccessDenied) -> Validity {
         func value(_ name: String) -> String? { query.first { $0.name == name }?.value }
         guard value("X-Amz-Algorithm") == algorithm else {
             throw AccessDenied("X-Amz-Algorithm only supports \"AWS4-HMAC-SHA256\"")
@@ -212,6 +214,7 @@ public enum SigV4 {
                 ]
             )
         }
+        return Validity(notBefore: date - allowedSkew, expiresAt: date + expires)
     }
 
     /// Query parameters whose values never appear in an error answer.

@@ -16,14 +16,38 @@ public struct ObjectKey: Hashable, Sendable, Comparable, CustomStringConvertible
             throw MockCDNError.invalidObjectKey("key longer than \(Self.maximumLength) bytes")
         }
         guard !rawValue.hasPrefix("/") else { throw MockCDNError.invalidObjectKey("absolute key") }
-        // NUL and every other control character, plus backslash (a path separator on some systems).
-        guard !rawValue.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f || $0 == "\\" }) else {
-            throw MockCDNError.invalidObjectKey("control character or backslash in key")
+        // One pass over the UTF-8 bytes (every read makes a key). Bytes of multi-byte characters are all
+        // 0x80 or above, so checking bytes is checking characters. A control character anywhere is named
+        // before a segment problem, wherever each falls.
+        var segmentProblem: String?
+        var segmentLength = 0
+        var segmentDots = 0
+        func endSegment() {
+            guard segmentProblem == nil else { return }
+            if segmentLength == 0 {
+                segmentProblem = "empty path segment"
+            } else if segmentDots == segmentLength, segmentLength <= 2 {
+                segmentProblem = "dot segment"
+            }
         }
-        for segment in rawValue.split(separator: "/", omittingEmptySubsequences: false) {
-            guard !segment.isEmpty else { throw MockCDNError.invalidObjectKey("empty path segment") }
-            guard segment != ".", segment != ".." else { throw MockCDNError.invalidObjectKey("dot segment") }
+        for byte in rawValue.utf8 {
+            switch byte {
+            // NUL and every other control character, plus backslash (a path separator on some systems).
+            case 0..<0x20, 0x7f, UInt8(ascii: "\\"):
+                throw MockCDNError.invalidObjectKey("control character or backslash in key")
+            case UInt8(ascii: "/"):
+                endSegment()
+                segmentLength = 0
+                segmentDots = 0
+            case UInt8(ascii: "."):
+                segmentLength += 1
+                segmentDots += 1
+            default:
+                segmentLength += 1
+            }
         }
+        endSegment()
+        if let segmentProblem { throw MockCDNError.invalidObjectKey(segmentProblem) }
         self.rawValue = rawValue
     }
 

@@ -179,6 +179,8 @@ struct CDNController {
         guard let format = ImageFormat(mimeType: metadata.contentType) else {
             throw S3Error(TransformRefusal(kind: .invalid, message: "This image format is served as is, never resized"))
         }
+        // Without libvips nothing can be rendered: 503, naming the missing module, before any other check.
+        try Vips.requireModule()
         do {
             if let stored = ImageHeader(extras: metadata.extras) {
                 try VariantRenderer.checkPixels(stored, maximumPixels: limit)

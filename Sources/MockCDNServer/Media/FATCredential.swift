@@ -1,6 +1,6 @@
-import Foundation
 import HTTPTypes
 import Hummingbird
+import MockCDNCore
 
 /// Where a request's credential came from; the request journal records this, never the credential.
 enum CredentialSource: String, Sendable {
@@ -39,13 +39,15 @@ struct FATCredential {
     /// - Throws: `Conflict` when the request carries two different tokens.
     static func find(in request: Request, query: QueryItems) throws(Conflict) -> FATCredential? {
         // A percent-encoded header is decoded, as CometChat's SDK does before sending; base64 has no `%`.
-        let headers = request.headers[values: headerName].filter { !$0.isEmpty }
-            .map { $0.contains("%") ? $0.removingPercentEncoding ?? $0 : $0 }
+        let headers = request.headers[values: headerName].filter { !$0.isEmpty }.map { value in
+            guard value.utf8.contains(UInt8(ascii: "%")) else { return value }
+            return PercentEncoding.decode(value.utf8) ?? value
+        }
         let queries = query.values(parameterName).filter { !$0.isEmpty }
-        guard Set(headers).count <= 1 else {
+        guard headers.allSatisfy({ $0 == headers[0] }) else {
             throw Conflict(message: "The fat header is repeated with different tokens")
         }
-        guard Set(queries).count <= 1 else {
+        guard queries.allSatisfy({ $0 == queries[0] }) else {
             throw Conflict(message: "The fat query parameter is repeated with different tokens")
         }
         switch (headers.first, queries.first) {

@@ -6,9 +6,13 @@ import MockCDNCore
 /// request is enough: a FAT (header or query), a SigV4 or SigV2 presigned query, or a CloudFront signature.
 /// None at all is 401; when every one fails, the first failed rule answers (FAT, then SigV4, then SigV2, then
 /// CloudFront): 403, or 400 for a SigV4 URL scoped to another region.
+///
+/// FAT, SigV4 and CloudFront credentials that passed are remembered in `verified`, which checks the clock
+/// (and a CloudFront key's status) again at every hit; see `VerifiedCredentialCache`.
 struct MediaReadAuthorizer: Sendable {
     let clock: MockClock
     let links: LinkSigner
+    let verified: VerifiedCredentialCache
 
     /// Query parameters a client may append to a signed link: image transforms (as Stream's SDKs do, `ro`
     /// included) and a FAT (as CometChat's do). Neither is part of what MockCDN signs.
@@ -52,28 +56,38 @@ struct MediaReadAuthorizer: Sendable {
         } catch {
             throw S3Error(status: .badRequest, code: "InvalidArgument", message: error.message)
         }
+        let rawQuery = request.uri.query ?? ""
         if let fat,
             attempt({ () throws(AccessDenied) in
-                _ = try FileAccessToken.verify(fat.token, appID: app.id, key: app.secretKey, now: now)
+                try self.verified.check(["fat", app.id, fat.token], now: now) { () throws(AccessDenied) in
+                    let claims = try FileAccessToken.verify(fat.token, appID: app.id, key: app.secretKey, now: now)
+                    return (Validity(expiresAt: claims.expiresAt), nil)
+                }
             })
         {
             return fat.source
         }
         if SigV4.isPresent(in: query.decoded),
             attempt({ () throws(AccessDenied) in
-                try SigV4.verify(
-                    query: query.decoded,
-                    method: request.method.rawValue,
-                    path: "/" + key.rawValue,
-                    header: { name in
-                        name == "host"
-                            ? request.head.authority.map(LinkSigner.withoutDefaultPort)
-                            : HTTPField.Name(name).flatMap { request.headers[$0] }
-                    },
-                    credentials: app.sigV4Credentials,
-                    now: now,
-                    appendable: Self.appendableParameters
-                )
+                let host = request.head.authority.map(LinkSigner.withoutDefaultPort)
+                // Only host and x-amz-* headers may be signed: with the query, they are all SigV4 reads.
+                let amzHeaders = request.headers.filter { $0.name.canonicalName.hasPrefix("x-amz-") }
+                    .map { $0.name.canonicalName + ":" + $0.value }
+                let parts = ["sigv4", app.id, request.method.rawValue, key.rawValue, host ?? "", rawQuery] + amzHeaders
+                try self.verified.check(parts, now: now) { () throws(AccessDenied) in
+                    let validity = try SigV4.verify(
+                        query: query.decoded,
+                        method: request.method.rawValue,
+                        path: "/" + key.rawValue,
+                        header: { name in
+                            name == "host" ? host : HTTPField.Name(name).flatMap { request.headers[$0] }
+                        },
+                        credentials: app.sigV4Credentials,
+                        now: now,
+                        appendable: Self.appendableParameters
+                    )
+                    return (validity, nil)
+                }
             })
         {
             return .presigned
@@ -98,12 +112,22 @@ struct MediaReadAuthorizer: Sendable {
         // CloudFront link, whose refusal ("need Key-Pair-Id") would send an AWS user the wrong way.
         if !sigV2, let credential = CloudFrontCredential(query: query.decoded),
             attempt({ () throws(AccessDenied) in
-                try CloudFrontVerifier.verify(
-                    credential,
-                    resources: self.cloudFrontResources(request, query: query),
-                    now: now,
-                    clientAddress: context.remoteAddress
-                ) { app.keyPair(id: $0) }
+                // The resources a link is checked against come from the public URL, the Host, the path and
+                // the query; the client address from the connection.
+                let parts = [
+                    "cloudfront", app.id, self.links.baseURL, request.head.authority ?? "", request.uri.path,
+                    rawQuery, context.remoteAddress ?? "",
+                ]
+                let keyHolds = { (id: String) in app.keyPair(id: id).map { $0.status != .retired } ?? false }
+                try self.verified.check(parts, now: now, keyHolds: keyHolds) { () throws(AccessDenied) in
+                    let validity = try CloudFrontVerifier.verify(
+                        credential,
+                        resources: self.cloudFrontResources(request, query: query),
+                        now: now,
+                        clientAddress: context.remoteAddress
+                    ) { app.keyPair(id: $0) }
+                    return (validity, credential.keyPairID)
+                }
             })
         {
             return .cloudfront

@@ -60,14 +60,11 @@ struct FixtureLoader: Sendable {
             let contentType =
                 MediaSniffer.sniff(Array(data.prefix(MediaSniffer.prefixLength)))
                 ?? MediaSniffer.typeByExtension[fileExtension] ?? "application/octet-stream"
-            // The file is in memory already: its header is read first, so the metadata is written once.
+            // No image header is read here: that would load libvips at start, which a server that never
+            // resizes does not need. A fixture's dimensions are read from its own header when it is first
+            // resized, and the pixel bound is checked then, before any pixel is decoded.
             let bytes = ByteBuffer(bytes: data)
-            var extras = ["original_name": name]
-            if contentType != ImageFormat.svg.mimeType, let format = ImageFormat(mimeType: contentType),
-                let header = await ImageProbe.header(of: bytes, as: format)
-            {
-                extras.merge(header.extras) { _, new in new }
-            }
+            let extras = ["original_name": name]
             _ = try await services.store.put(
                 key,
                 body: AsyncStream { stream in

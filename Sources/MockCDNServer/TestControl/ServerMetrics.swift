@@ -18,6 +18,7 @@ final class ServerMetrics: Sendable {
     private let resizeDuration: DurationHistogram
     private let cacheHits: Counter
     private let cacheMisses: Counter
+    private let credentialHits: Counter
     /// The request counters by route, method and status, so a request finds its counter with one lookup.
     private let requestCounters = Mutex<[String: Counter]>([:])
 
@@ -62,6 +63,15 @@ final class ServerMetrics: Sendable {
             ),
             labels: []
         )
+        self.credentialHits = self.registry.makeCounter(
+            descriptor: .init(
+                namespace: "mockcdn",
+                metricName: "credential_cache_hits",
+                unitName: "total",
+                helpText: "Media reads authorised by a credential verified before and checked again against the clock"
+            ),
+            labels: []
+        )
     }
 
     func request(route: String, method: String, status: Int) {
@@ -83,6 +93,8 @@ final class ServerMetrics: Sendable {
     func resized(in duration: Duration) { self.resizeDuration.record(duration) }
 
     func variantLookup(hit: Bool) { (hit ? self.cacheHits : self.cacheMisses).increment() }
+
+    func credentialCacheHit() { self.credentialHits.increment() }
 
     /// The exposition text.
     var text: String { self.registry.emitToString() }

@@ -11,7 +11,10 @@ enum ImageProbe {
 
     /// The header of an image in `format`, read on the probe pool (so long renders never delay it); nil when
     /// the bytes are not such an image.
-    static func header(of bytes: ByteBuffer, as format: ImageFormat) async -> ImageHeader? {
-        try? await ImageWorkers.shared.probes.runIfActive { try Vips.probe(bytes, as: format) }
+    ///
+    /// - Throws: `MockCDNError.imageSupportMissing` when libvips cannot be loaded: no answer about the bytes.
+    static func header(of bytes: ByteBuffer, as format: ImageFormat) async throws(MockCDNError) -> ImageHeader? {
+        try Vips.requireModule()
+        return try? await ImageWorkers.shared.probes.runIfActive { try Vips.probe(bytes, as: format) }
     }
 }

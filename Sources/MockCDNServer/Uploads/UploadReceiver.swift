@@ -182,7 +182,7 @@ struct UploadReceiver: Sendable {
             var attributes = ObjectAttributes(contentType: contentType, owner: owner, extras: extras, created: created)
             guard let tap, let format else { return attributes }
             let prefix = tap.bytes
-            if let header = await ImageProbe.header(of: prefix, as: format) {
+            if let header = try await ImageProbe.header(of: prefix, as: format) {
                 attributes.extras.merge(header.extras) { _, new in new }
             } else if kind == .image {
                 // Bytes libvips cannot read are refused on the image routes, and stored as they are elsewhere.

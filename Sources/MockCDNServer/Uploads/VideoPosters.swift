@@ -47,7 +47,7 @@ struct VideoPosters: Sendable {
                     )
                 }
             }),
-            let header = await ImageProbe.header(of: jpeg, as: .jpeg)
+            let header = try? await ImageProbe.header(of: jpeg, as: .jpeg)
         else {
             return nil
         }

@@ -1,5 +1,10 @@
 // CVipsShim: fixed-arity wrappers over libvips.
 //
+// Where it runs: the functions below are CVipsLoader's. They load the shim itself (Sources/CVipsShim, built
+// as the loadable module libMockCDNVips) on the first image operation, so a server that never resizes never
+// maps libvips and its hundred libraries, and starts without them. A binary that links the shim in (the test
+// harness does) uses that copy and loads nothing. Without either, every call fails with a message saying so.
+//
 // Why a shim: libvips' API is variadic (NULL-terminated option lists), which Swift cannot call, and it
 // hands out GObject references that Swift should never see. Every function here returns 1 on success
 // and 0 on failure; on failure `*error` gets a message read from vips' error buffer, which the caller
@@ -71,6 +76,10 @@ typedef struct {
     char loader[64];
 } CVipsShimHeader;
 
+/// Loads the shim (not libvips' own start-up, which `CVipsShim_initialize` does): 0, with `*error` saying
+/// what is missing, when it cannot be loaded.
+int CVipsShim_load(char *_Nullable *_Nonnull error);
+
 /// Starts libvips once per process; later calls return the first result.
 int CVipsShim_initialize(char *_Nullable *_Nonnull error);
 
@@ -88,6 +97,23 @@ int CVipsShim_resize(
     char *_Nullable *_Nonnull error);
 
 void CVipsShim_free(void *_Nullable pointer);
+
+/// The shim's functions, as the loadable module hands them over (`CVipsShimModule_get`).
+typedef struct {
+    CVipsShimControl *(*control_new)(double seconds);
+    void (*control_cancel)(CVipsShimControl *control);
+    void (*control_free)(CVipsShimControl *_Nullable control);
+    int (*initialize)(char *_Nullable *_Nonnull error);
+    int (*probe)(
+        const void *data, size_t length, CVipsShimSource source, CVipsShimHeader *header,
+        char *_Nullable *_Nonnull error);
+    int (*resize)(
+        const void *data, size_t length, CVipsShimSource source, int width, int height, CVipsShimMode mode,
+        CVipsShimAnchor anchor, CVipsShimFormat format, int quality, int all_pages,
+        CVipsShimControl *_Nullable control, void *_Nullable *_Nonnull out, size_t *out_length,
+        char *_Nullable *_Nonnull error);
+    void (*free)(void *_Nullable pointer);
+} CVipsShimModule;
 
 #pragma clang assume_nonnull end
 

@@ -1,0 +1,134 @@
+// CVipsShim.h's functions, loading the libvips shim on first use: the copy linked into this binary when there
+// is one (a weak reference finds it), else the loadable module libMockCDNVips next to the executable, else
+// one the dynamic loader finds by name (its run path, LD_LIBRARY_PATH, DYLD_LIBRARY_PATH).
+#include "CVipsShim.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(__APPLE__)
+#include <mach-o/dyld.h>
+#define CVIPSLOADER_MODULE_NAME "libMockCDNVips.dylib"
+#else
+#define CVIPSLOADER_MODULE_NAME "libMockCDNVips.so"
+#endif
+
+/// Defined only when the shim is linked into this binary.
+extern const void *CVipsShimModule_get(void) __attribute__((weak));
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static const CVipsShimModule *loaded = NULL;
+static char load_failure[512] = "";
+
+/// The folder of the running executable, with a trailing slash; empty when it cannot be told.
+static void executable_folder(char *folder, size_t size) {
+    folder[0] = 0;
+    char path[PATH_MAX];
+#if defined(__APPLE__)
+    uint32_t length = sizeof(path);
+    if (_NSGetExecutablePath(path, &length) != 0) return;
+#else
+    ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
+    if (length <= 0) return;
+    path[length] = 0;
+#endif
+    char *slash = strrchr(path, '/');
+    if (slash == NULL || (size_t)(slash - path + 2) > size) return;
+    slash[1] = 0;
+    snprintf(folder, size, "%s", path);
+}
+
+static void load(void) {
+    if (CVipsShimModule_get != NULL) {
+        loaded = CVipsShimModule_get();
+        return;
+    }
+    char candidate[PATH_MAX + 64];
+    executable_folder(candidate, PATH_MAX);
+    strncat(candidate, CVIPSLOADER_MODULE_NAME, sizeof(candidate) - strlen(candidate) - 1);
+    void *handle = dlopen(candidate, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) handle = dlopen(CVIPSLOADER_MODULE_NAME, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *reason = dlerror();
+        snprintf(
+            load_failure, sizeof(load_failure),
+            "image support is not installed: %s was not found next to the executable (%s); build it with "
+            "`swift build --product MockCDNVips`",
+            CVIPSLOADER_MODULE_NAME, reason != NULL ? reason : "no reason given");
+        return;
+    }
+    const void *(*get)(void) = (const void *(*)(void))dlsym(handle, "CVipsShimModule_get");
+    if (get == NULL) {
+        snprintf(load_failure, sizeof(load_failure), "%s has no CVipsShimModule_get", CVIPSLOADER_MODULE_NAME);
+        return;
+    }
+    loaded = get();
+}
+
+/// The shim, loaded once; NULL with `*error` set (to free with CVipsShim_free) when it cannot be.
+static const CVipsShimModule *module(char **error) {
+    pthread_once(&load_once, load);
+    if (loaded == NULL && error != NULL) *error = strdup(load_failure);
+    return loaded;
+}
+
+CVipsShimControl *CVipsShim_control_new(double seconds) {
+    const CVipsShimModule *shim = module(NULL);
+    return shim != NULL ? shim->control_new(seconds) : NULL;
+}
+
+void CVipsShim_control_cancel(CVipsShimControl *control) {
+    const CVipsShimModule *shim = module(NULL);
+    if (shim != NULL) shim->control_cancel(control);
+}
+
+void CVipsShim_control_free(CVipsShimControl *control) {
+    const CVipsShimModule *shim = module(NULL);
+    if (shim != NULL) shim->control_free(control);
+}
+
+int CVipsShim_load(char **error) {
+    *error = NULL;
+    return module(error) != NULL;
+}
+
+int CVipsShim_initialize(char **error) {
+    *error = NULL;
+    const CVipsShimModule *shim = module(error);
+    return shim != NULL ? shim->initialize(error) : 0;
+}
+
+int CVipsShim_probe(
+    const void *data, size_t length, CVipsShimSource source, CVipsShimHeader *header, char **error) {
+    *error = NULL;
+    const CVipsShimModule *shim = module(error);
+    return shim != NULL ? shim->probe(data, length, source, header, error) : 0;
+}
+
+int CVipsShim_resize(
+    const void *data, size_t length, CVipsShimSource source, int width, int height, CVipsShimMode mode,
+    CVipsShimAnchor anchor, CVipsShimFormat format, int quality, int all_pages, CVipsShimControl *control,
+    void **out, size_t *out_length, char **error) {
+    *error = NULL;
+    const CVipsShimModule *shim = module(error);
+    if (shim == NULL) return 0;
+    return shim->resize(
+        data, length, source, width, height, mode, anchor, format, quality, all_pages, control, out, out_length,
+        error);
+}
+
+void CVipsShim_free(void *pointer) {
+    if (pointer == NULL) return;
+    const CVipsShimModule *shim = module(NULL);
+    // Only a loaded shim hands out memory; a load failure's message comes from strdup.
+    if (shim != NULL) {
+        shim->free(pointer);
+    } else {
+        free(pointer);
+    }
+}
