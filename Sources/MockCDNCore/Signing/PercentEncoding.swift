@@ -34,9 +34,18 @@ public enum PercentEncoding {
     ///
     /// - Parameter bytes: the encoded text.
     /// - Returns: the text, or nil for a malformed escape or bytes that are not UTF-8.
+    @inlinable
     public static func decode(_ bytes: some Collection<UInt8>) -> String? {
-        guard bytes.contains(UInt8(ascii: "%")) else { return String(validating: bytes, as: UTF8.self) }
-        return self.decodedBytes(bytes, lenient: false).flatMap { String(validating: $0, as: UTF8.self) }
+        // Contiguous bytes (every caller's) take the non-generic path: a generic scan across the module
+        // boundary runs unspecialised, one witness call per byte, and was a seventh of a signed read.
+        if let decoded = bytes.withContiguousStorageIfAvailable({ Self.decode(buffer: $0) }) { return decoded }
+        return Array(bytes).withUnsafeBufferPointer { Self.decode(buffer: $0) }
+    }
+
+    /// `decode(_:)` on a buffer.
+    public static func decode(buffer: UnsafeBufferPointer<UInt8>) -> String? {
+        guard buffer.contains(UInt8(ascii: "%")) else { return String(validating: buffer, as: UTF8.self) }
+        return self.decodedBytes(buffer, lenient: false).flatMap { String(validating: $0, as: UTF8.self) }
     }
 
     /// Percent-decodes bytes, which need not be UTF-8.
