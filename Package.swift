@@ -131,6 +131,11 @@ let package = Package(
                 "MockCDNServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // `--server`'s clock is read over NIO: URLSession would link FoundationNetworking and libcurl's
+                // thirty libraries into the server binary, and every start would load them.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

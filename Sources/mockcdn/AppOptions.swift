@@ -3,10 +3,6 @@ import Foundation
 import MockCDNCore
 import MockCDNServer
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Which app a helper command works for: `--app` of `--config` (or `MOCKCDN_CONFIG`), else the default app.
 struct AppOptions: ParsableArguments {
     @Option(help: "App id (default: the first app of the configuration, `demo` without one).")
@@ -46,26 +42,13 @@ struct AppOptions: ParsableArguments {
     func signingTime() async throws -> Int64 {
         if let now = self.now { return now }
         guard let server = self.server else { return Int64(Date().timeIntervalSince1970) }
-        guard let url = URL(string: server.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/_mockcdn/clock"),
-            url.scheme == "http" || url.scheme == "https"
-        else { throw ValidationError("--server must be http(s)://HOST:PORT") }
-        var request = URLRequest(url: url)
-        request.timeoutInterval = 10
-        if let token = ProcessInfo.processInfo.environment[ServeSetting.adminToken.environmentVariable], !token.isEmpty
-        {
-            request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
-        }
+        let token = ProcessInfo.processInfo.environment[ServeSetting.adminToken.environmentVariable]
         do {
-            let (data, response) = try await URLSession.shared.data(for: request)
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            guard status == 200, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-                let now = (object["now"] as? NSNumber)?.int64Value
-            else { throw ValidationError("--server \(server): GET /_mockcdn/clock answered \(status)") }
-            return now
-        } catch let error as ValidationError {
-            throw error
+            return try await ServerClock.now(of: server, adminToken: token)
+        } catch let failure as ServerClock.Failure {
+            throw ValidationError(failure.description)
         } catch {
-            throw ValidationError("--server \(server): \(error.localizedDescription)")
+            throw ValidationError("--server \(server): \(error)")
         }
     }
 }

@@ -72,6 +72,10 @@ public final class MemoryObjectStore: ObjectStore {
         self.state.withLock { $0.entries[key]?.metadata }
     }
 
+    public func resident(_ key: ObjectKey) async throws -> (metadata: ObjectMetadata, bytes: ByteBuffer)? {
+        self.state.withLock { state in state.entries[key].map { ($0.metadata, $0.bytes) } }
+    }
+
     public func read(
         _ key: ObjectKey,
         range: Range<Int>?,

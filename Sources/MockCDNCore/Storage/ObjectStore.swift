@@ -62,9 +62,17 @@ public protocol ObjectStore: Sendable {
 
     /// Every object whose key starts with `prefix`, ordered by key.
     func list(prefix: String) async throws -> [ObjectMetadata]
+
+    /// The object's metadata and all of its bytes, read together (one version of it), when the store holds
+    /// its bytes in memory: a read can then answer with them in one write instead of streaming. Nil when the
+    /// store does not keep bytes in memory, or has no such object.
+    func resident(_ key: ObjectKey) async throws -> (metadata: ObjectMetadata, bytes: ByteBuffer)?
 }
 
 extension ObjectStore {
+    /// Not in memory: reads stream through `read(_:range:into:)`.
+    public func resident(_ key: ObjectKey) async throws -> (metadata: ObjectMetadata, bytes: ByteBuffer)? { nil }
+
     /// Stores `body` under `key` with attributes known up front.
     ///
     /// - Parameters:

@@ -44,8 +44,16 @@ struct CDNController {
         key: ObjectKey,
         query: QueryItems
     ) async throws -> Response {
-
-        guard let metadata = try await self.store.metadata(for: key) else { throw S3Error.noSuchKey() }
+        // An object held in memory is answered from its bytes in one write (head, body and end together);
+        // one on disk streams.
+        let resident = try await self.store.resident(key)
+        let found: ObjectMetadata?
+        if let resident {
+            found = resident.metadata
+        } else {
+            found = try await self.store.metadata(for: key)
+        }
+        guard let metadata = found else { throw S3Error.noSuchKey() }
         let transform: ImageTransform?
         do {
             transform = try ImageTransform.parse(query.decoded)
@@ -104,7 +112,13 @@ struct CDNController {
             lastModified: metadata.created,
             size: metadata.size
         ) { range in
-            ResponseBody(contentLength: range?.count ?? metadata.size) { writer in
+            if let bytes = resident?.bytes {
+                return ResponseBody(
+                    byteBuffer: range.map { bytes.getSlice(at: bytes.readerIndex + $0.lowerBound, length: $0.count)! }
+                        ?? bytes
+                )
+            }
+            return ResponseBody(contentLength: range?.count ?? metadata.size) { writer in
                 try await store.read(key, range: range) { chunk in try await writer.write(chunk) }
                 try await writer.finish(nil)
             }

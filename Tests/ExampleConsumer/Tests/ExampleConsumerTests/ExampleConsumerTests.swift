@@ -81,16 +81,21 @@ struct ExampleConsumerTests {
     }
     // README: end
 
-    @Test("the README shows the test above as it is, so its example compiles")
+    @Test("the README shows the examples marked in these files as they are, so its examples compile")
     func readmeShowsThisCode() throws {
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let begin = try #require(source.range(of: "    // README: begin\n"))
-        let end = try #require(source.range(of: "    // README: end\n"))
-        let excerpt = source[begin.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.dropFirst(4) }.joined(separator: "\n")
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md")
-        #expect(try String(contentsOf: readme, encoding: .utf8).contains(excerpt))
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let readme = folder.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        for (file, marker) in [("ExampleConsumerTests.swift", "README"), ("SharedServerTests.swift", "README shared")] {
+            let source = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+            let begin = try #require(lines.firstIndex { $0.hasSuffix("// \(marker): begin") })
+            let end = try #require(lines.firstIndex { $0.hasSuffix("// \(marker): end") })
+            // As deep as the marker, the excerpt's own indentation is dropped.
+            let indent = lines[begin].prefix { $0 == " " }.count
+            let excerpt = lines[(begin + 1)..<end].map { $0.dropFirst(indent) }.joined(separator: "\n")
+            #expect(text.contains(excerpt), "README.md does not show \(file)'s \(marker) excerpt as it is")
+        }
     }
 }

@@ -3,10 +3,27 @@ import MockCDNTesting
 import Synchronization
 import Testing
 
-/// A suite that shares one server: `.mockCDN` starts it once, and `.serialized` keeps the tests that reset
-/// it or move its clock from running over each other.
+// README shared: begin
+/// One server for the suite (`.mockCDN`); `.serialized`, because its tests reset the server and move its clock.
 @Suite("One server for the whole suite", .mockCDN, .serialized)
 struct SharedServerTests {
+    @Test("a FAT minted through the app API reads a bare media URL, and expires with the clock")
+    func mintedFileAccessToken() async throws {
+        let server = try RunningMockCDN.shared
+        try await server.reset()
+        let minted = try await server.client().mintFileAccessToken(ttl: 300)
+        let reader = MockCDNClient(
+            configuration: MockCDNClientConfiguration(baseURL: server.baseURL, fatProvider: { minted.token })
+        )
+        let pdf = reader.requester.fileRequest(for: server.url("/demo/fixtures/sample.pdf"))
+        #expect(try await reader.data(for: pdf).starts(with: Array("%PDF".utf8)))
+        server.advanceClock(seconds: 301)
+        await #expect(throws: MockCDNClientError.self) { try await reader.data(for: pdf) }
+    }
+}
+// README shared: end
+
+extension SharedServerTests {
     /// The base URL each test saw: one server means one URL.
     static let seen = Mutex<Set<URL>>([])
 
@@ -19,18 +36,9 @@ struct SharedServerTests {
         return server
     }
 
-    @Test("a FAT minted through the app API reads a bare media URL, and expires with the clock")
-    func mintedFileAccessToken() async throws {
-        let server = try await Self.server()
-
-        let minted = try await server.client().mintFileAccessToken(ttl: 300)
-        let reader = MockCDNClient(
-            configuration: MockCDNClientConfiguration(baseURL: server.baseURL, fatProvider: { minted.token })
-        )
-        let pdf = reader.requester.fileRequest(for: server.url("/demo/fixtures/sample.pdf"))
-        #expect(try await reader.data(for: pdf).starts(with: Array("%PDF".utf8)))
-        server.advanceClock(seconds: 301)
-        await #expect(throws: MockCDNClientError.self) { try await reader.data(for: pdf) }
+    @Test("every test of the suite sees the same server")
+    func sameServer() async throws {
+        _ = try await Self.server()
     }
 
     @Test("an image upload answers a link for each of its upload_sizes")
