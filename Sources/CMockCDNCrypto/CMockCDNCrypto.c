@@ -5,6 +5,7 @@
 #include <openssl/decoder.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/err.h>
@@ -110,18 +111,30 @@ void CMockCDNCrypto_hmac_key_free(CMockCDNHMACKey *key) {
     free(key);
 }
 
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+static EVP_MD *sha256_fetched = NULL;
+
+static void fetch_sha256(void) { sha256_fetched = EVP_MD_fetch(NULL, "SHA256", NULL); }
+
+/// SHA-256, fetched once: `EVP_sha256()` makes every digest look its implementation up again (locks and a
+/// property query), which cost more than hashing a token.
+static const EVP_MD *sha256_md(void) {
+    pthread_once(&sha256_once, fetch_sha256);
+    return sha256_fetched != NULL ? sha256_fetched : EVP_sha256();
+}
+
 static int digest(const EVP_MD *type, const void *data, size_t length, void *out) {
     return EVP_Digest(NONNULL_INPUT(data), length, out, NULL, type, NULL) == 1;
 }
 
 int CMockCDNCrypto_sha256(const void *data, size_t length, void *out) {
-    return digest(EVP_sha256(), data, length, out);
+    return digest(sha256_md(), data, length, out);
 }
 
 CMockCDNSHA256 *CMockCDNCrypto_sha256_new(void) {
     EVP_MD_CTX *context = EVP_MD_CTX_new();
     if (context == NULL) return NULL;
-    if (EVP_DigestInit_ex(context, EVP_sha256(), NULL) != 1) {
+    if (EVP_DigestInit_ex(context, sha256_md(), NULL) != 1) {
         EVP_MD_CTX_free(context);
         return NULL;
     }
