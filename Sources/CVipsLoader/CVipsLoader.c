@@ -18,8 +18,22 @@
 #define CVIPSLOADER_MODULE_NAME "libMockCDNVips.so"
 #endif
 
-/// Defined only when the shim is linked into this binary.
+#if !defined(__APPLE__)
+/// Defined only when the shim is linked into this binary. (ELF executables export nothing to `dlsym`
+/// unless told to, so a weak reference is how the loader sees a linked-in copy there; Mach-O linkers refuse
+/// an undefined weak reference without extra flags, and there `dlsym(RTLD_DEFAULT, ...)` finds it instead.)
 extern const void *CVipsShimModule_get(void) __attribute__((weak));
+#endif
+
+/// The shim's table when a copy is linked into this binary, else NULL.
+static const void *linked_in(void) {
+#if defined(__APPLE__)
+    const void *(*get)(void) = (const void *(*)(void))dlsym(RTLD_DEFAULT, "CVipsShimModule_get");
+    return get != NULL ? get() : NULL;
+#else
+    return CVipsShimModule_get != NULL ? CVipsShimModule_get() : NULL;
+#endif
+}
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static const CVipsShimModule *loaded = NULL;
@@ -44,10 +58,8 @@ static void executable_folder(char *folder, size_t size) {
 }
 
 static void load(void) {
-    if (CVipsShimModule_get != NULL) {
-        loaded = CVipsShimModule_get();
-        return;
-    }
+    loaded = linked_in();
+    if (loaded != NULL) return;
     char candidate[PATH_MAX + 64];
     executable_folder(candidate, PATH_MAX);
     strncat(candidate, CVIPSLOADER_MODULE_NAME, sizeof(candidate) - strlen(candidate) - 1);
