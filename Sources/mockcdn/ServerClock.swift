@@ -36,7 +36,7 @@ enum ServerClock {
                 }
             }
             group.addTask {
-                try await Task.sleep(for: .seconds(self.timeLimit.nanoseconds / 1_000_000_000))
+                try await Task.sleep(nanoseconds: UInt64(self.timeLimit.nanoseconds))
                 throw Failure(description: "--server \(server): no answer within 10 s")
             }
             defer { group.cancelAll() }

@@ -15,6 +15,9 @@ public struct CloudFrontKeyPair: Sendable {
     public let key: RSAKey
     public var status: Status
 
+    /// Whether links it signed still verify: an active or accepted key does, a retired one does not.
+    public var verifies: Bool { self.status != .retired }
+
     public init(id: String, key: RSAKey, status: Status) {
         self.id = id
         self.key = key

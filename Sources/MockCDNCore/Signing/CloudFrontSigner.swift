@@ -118,7 +118,7 @@ public enum CloudFrontVerifier {
         default: throw AccessDenied("Unsupported Hash-Algorithm")
         }
         guard let pair = keyPair(credential.keyPairID) else { throw .unknownKeyPair }
-        guard pair.status != .retired else { throw .retiredKeyPair }
+        guard pair.verifies else { throw .retiredKeyPair }
         // Format first, so a malformed link is named as such rather than as a bad signature.
         let signed: [UInt8]
         let policy: CloudFrontPolicy?

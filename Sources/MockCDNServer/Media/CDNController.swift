@@ -81,7 +81,13 @@ struct CDNController {
             } else {
                 // A render is cancelled when its client goes away (the connection closes after the answer).
                 variant = try await request.body.consumeWithCancellationOnInboundClose { _ in
-                    try await self.variant(of: metadata, key: key, app: app, transform: transform)
+                    try await self.variant(
+                        of: metadata,
+                        key: key,
+                        source: resident?.bytes,
+                        app: app,
+                        transform: transform
+                    )
                 }
                 closes = true
             }
@@ -180,10 +186,12 @@ struct CDNController {
     /// The variant for `transform`, from the cache or made now (off the event loop). The pixel bounds on
     /// source and output are checked from the dimensions stored at upload before the source is read, and
     /// again from the source's own header before libvips decodes it. Only the decoder of the format the
-    /// bytes showed at upload reads them.
+    /// bytes showed at upload reads them. `source` is the object's bytes when the store holds them in memory
+    /// (read with `metadata`); otherwise they are read from the store.
     private func variant(
         of metadata: ObjectMetadata,
         key: ObjectKey,
+        source resident: ByteBuffer?,
         app: MediaApp,
         transform: ImageTransform
     ) async throws -> ImageVariant {
@@ -210,7 +218,12 @@ struct CDNController {
                 return try await workers.sourceSlots.withPermit {
                     let started = ContinuousClock.now
                     defer { metrics.resized(in: .now - started) }
-                    let source = try await store.collect(key)
+                    let source: ByteBuffer
+                    if let resident {
+                        source = resident
+                    } else {
+                        source = try await store.collect(key)
+                    }
                     let control = Vips.RenderControl(seconds: ImageWorkers.renderSeconds)
                     return try await withTaskCancellationHandler {
                         try await workers.renders.runIfActive {

@@ -118,7 +118,7 @@ struct MediaReadAuthorizer: Sendable {
                     "cloudfront", app.id, self.links.baseURL, request.head.authority ?? "", request.uri.path,
                     rawQuery, context.remoteAddress ?? "",
                 ]
-                let keyHolds = { (id: String) in app.keyPair(id: id).map { $0.status != .retired } ?? false }
+                let keyHolds = { (id: String) in app.keyPair(id: id)?.verifies ?? false }
                 try self.verified.check(parts, now: now, keyHolds: keyHolds) { () throws(AccessDenied) in
                     let validity = try CloudFrontVerifier.verify(
                         credential,

@@ -14,7 +14,12 @@ enum ImageProbe {
     ///
     /// - Throws: `MockCDNError.imageSupportMissing` when libvips cannot be loaded: no answer about the bytes.
     static func header(of bytes: ByteBuffer, as format: ImageFormat) async throws(MockCDNError) -> ImageHeader? {
-        try Vips.requireModule()
-        return try? await ImageWorkers.shared.probes.runIfActive { try Vips.probe(bytes, as: format) }
+        do {
+            return try await ImageWorkers.shared.probes.runIfActive { try Vips.probe(bytes, as: format) }
+        } catch let error as MockCDNError where error == .imageSupportMissing {
+            throw error
+        } catch {
+            return nil
+        }
     }
 }
