@@ -116,6 +116,9 @@ class Measure:
     def __str__(self):
         return f"{self.median:,.0f} ({self.low:,.0f}-{self.high:,.0f})"
 
+    def ratio(self):
+        return f"{self.median:.2f}x ({self.low:.2f}-{self.high:.2f})"
+
 
 class MockCDN:
     def __init__(self, binary, *flags):
@@ -230,6 +233,47 @@ http {{
         self.process.wait(timeout=20)
 
 
+def read_cases(server, small, large, huge, range_header, range_bytes):
+    """The timed reads of one MockCDN server, each checked once for its status and exact bytes:
+    (name, url, headers, expected bytes, status, reference kind, target vs nginx), and the variant's bytes."""
+    custom_small = server.upload(small, "small.bin")
+    custom_large = server.upload(large, "large.bin")
+    custom_huge = server.upload(huge, "huge.bin")
+    plain_small, plain_huge = custom_small.split("?", 1)[0], custom_huge.split("?", 1)[0]
+    fat = server.cli("token", "fat", "--user-id", "bench", "--ttl", "86400")
+    fat_header = [f"fat: {fat}"]
+    canned_small = server.cli("sign", "cloudfront", plain_small)
+    presigned_small = server.cli("sign", "presign", plain_small, "--ttl", "604800")
+    listed_small = server.listed()["small.bin"]
+    variant_url = f"{server.base}/demo/fixtures/large-4000x4000.jpg?w=400&h=400"
+    status, variant = fetch(variant_url, {"fat": fat})  # renders once; every timed read is a cache hit
+    if status != 200 or not variant.startswith(b"\xff\xd8"):
+        sys.exit(f"the variant answered {status}")
+    cases = [
+        ("64 KiB, FAT header", plain_small, fat_header, small, 200, "small", 0.6),
+        ("64 KiB, FAT query", f"{plain_small}?fat={urllib.parse.quote(fat, safe='')}", [], small, 200, "small", 0.6),
+        ("64 KiB, CloudFront canned link", canned_small, [], small, 200, "small", 0.5),
+        ("64 KiB, CloudFront custom policy (Stream's link)", custom_small, [], small, 200, "small", 0.5),
+        ("64 KiB, SigV4 presigned", presigned_small, [], small, 200, "small", 0.5),
+        ("64 KiB, 14-day link from the channel listing", listed_small, [], small, 200, "small", 0.5),
+        ("1 MiB, CloudFront custom policy", custom_large, [], large, 200, "large", 0.7),
+        ("cached 400x400 variant, FAT header", variant_url, fat_header, variant, 200, "variant", None),
+        ("206, 64 KiB of 10 MiB, FAT header", plain_huge, fat_header + [range_header], range_bytes, 206, "range",
+         None),
+    ]
+    for name, url, headers, expected, status, _, _ in cases:
+        checked(name, url, expected, headers, status)
+    return cases, variant
+
+
+def describe(binary):
+    """What `--before` was: its `--version` line, or that none was given."""
+    if not binary:
+        return "not measured (--before BINARY times an earlier build in the same rounds)"
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
+    return f"{binary} ({version or 'no version'})"
+
+
 def moto_presigned(port, data):
     import boto3
     from botocore.config import Config
@@ -258,8 +302,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--binary", default=os.path.join(REPO, ".build/release/mockcdn"))
     parser.add_argument("--reference", default=os.path.join(REPO, ".build/bench-reference/release/BareHummingbird"))
+    parser.add_argument("--before", help="another mockcdn binary (an earlier build), timed in the same rounds")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--load-seconds", type=int, default=60)
     parser.add_argument("--startup-runs", type=int, default=20)
     args = parser.parse_args()
@@ -276,10 +321,8 @@ def main():
     range_header = f"Range: bytes={RANGE[0]}-{RANGE[1]}"
     range_bytes = huge[RANGE[0]:RANGE[1] + 1]
 
-    def measure(url, headers=()):
-        return Measure([wrk(url, args.seconds, headers) for _ in range(args.runs)])
-
     mockcdn = MockCDN(args.binary)
+    before = MockCDN(args.before) if args.before else None
     nginx = Nginx(work)
     moto_port = free_port()
     moto = subprocess.Popen(pinned(0, ["moto_server", "-p", str(moto_port)]), stdout=subprocess.DEVNULL,
@@ -288,72 +331,57 @@ def main():
     try:
         if not wait_200(moto_port, "/moto-api/"):
             sys.exit("moto_server did not start")
-        custom_small = mockcdn.upload(small, "small.bin")
-        custom_large = mockcdn.upload(large, "large.bin")
-        custom_huge = mockcdn.upload(huge, "huge.bin")
-        plain_small, plain_huge = custom_small.split("?", 1)[0], custom_huge.split("?", 1)[0]
-        fat = mockcdn.cli("token", "fat", "--user-id", "bench", "--ttl", "86400")
-        fat_header = [f"fat: {fat}"]
-        canned_small = mockcdn.cli("sign", "cloudfront", plain_small)
-        presigned_small = mockcdn.cli("sign", "presign", plain_small, "--ttl", "604800")
-        listed_small = mockcdn.listed()["small.bin"]
-        variant_url = f"{mockcdn.base}/demo/fixtures/large-4000x4000.jpg?w=400&h=400"
-        status, variant = fetch(variant_url, {"fat": fat})  # renders once; every timed read is a cache hit
-        if status != 200 or not variant.startswith(b"\xff\xd8"):
-            sys.exit(f"the variant answered {status}")
+        cases, files["variant.jpg"] = read_cases(mockcdn, small, large, huge, range_header, range_bytes)
         with open(f"{work}/files/variant.jpg", "wb") as handle:
-            handle.write(variant)
+            handle.write(files["variant.jpg"])
+        before_cases = read_cases(before, small, large, huge, range_header, range_bytes)[0] if before else None
         moto_url = checked("moto_server", moto_presigned(moto_port, small), small)
 
-        bare_small = BareHummingbird(args.reference, f"{work}/files/small.bin")
-        bare_large = BareHummingbird(args.reference, f"{work}/files/large.bin")
-        bare_variant = BareHummingbird(args.reference, f"{work}/files/variant.jpg")
-        references += [bare_small, bare_large, bare_variant]
-        nginx_urls = {name: checked("nginx", nginx.link(name), data) for name, data in
-                      (("small.bin", small), ("large.bin", large), ("variant.jpg", variant))}
-        checked("nginx range", nginx.link("huge.bin"), range_bytes, [range_header], 206)
-        for bare, data in ((bare_small, small), (bare_large, large), (bare_variant, variant)):
-            checked("bare Hummingbird", bare.url, data)
-
-        # (name, url, headers, expected bytes, status, nginx (url, headers), bare url, target vs nginx)
-        cases = [
-            ("64 KiB, FAT header", plain_small, fat_header, small, 200, "small", 0.6),
-            ("64 KiB, FAT query", f"{plain_small}?fat={urllib.parse.quote(fat, safe='')}", [], small, 200, "small", 0.6),
-            ("64 KiB, CloudFront canned link", canned_small, [], small, 200, "small", 0.5),
-            ("64 KiB, CloudFront custom policy (Stream's link)", custom_small, [], small, 200, "small", 0.5),
-            ("64 KiB, SigV4 presigned", presigned_small, [], small, 200, "small", 0.5),
-            ("64 KiB, 14-day link from the channel listing", listed_small, [], small, 200, "small", 0.5),
-            ("1 MiB, CloudFront custom policy", custom_large, [], large, 200, "large", 0.7),
-            ("cached 400x400 variant, FAT header", variant_url, fat_header, variant, 200, "variant", None),
-            ("206, 64 KiB of 10 MiB, FAT header", plain_huge, fat_header + [range_header], range_bytes, 206, "range",
-             None),
-        ]
-        for name, url, headers, expected, status, _, _ in cases:
-            checked(name, url, expected, headers, status)
-
-        reference_rates = {
-            "small": (measure(nginx_urls["small.bin"]), measure(bare_small.url)),
-            "large": (measure(nginx_urls["large.bin"]), measure(bare_large.url)),
-            "variant": (measure(nginx_urls["variant.jpg"]), measure(bare_variant.url)),
+        bare = {name: BareHummingbird(args.reference, f"{work}/files/{name}")
+                for name in ("small.bin", "large.bin", "variant.jpg")}
+        references += bare.values()
+        nginx_urls = {name: checked("nginx", nginx.link(name), files[name]) for name in bare}
+        for name, server in bare.items():
+            checked("bare Hummingbird", server.url, files[name])
+        # What each read is compared with: (nginx url, nginx headers, bare Hummingbird url).
+        reference_of = {
+            "small": (nginx_urls["small.bin"], [], bare["small.bin"].url),
+            "large": (nginx_urls["large.bin"], [], bare["large.bin"].url),
+            "variant": (nginx_urls["variant.jpg"], [], bare["variant.jpg"].url),
+            "range": (checked("nginx range", nginx.link("huge.bin"), range_bytes, [range_header], 206),
+                      [range_header], bare["small.bin"].url),
         }
-        reference_rates["range"] = (measure(nginx.link("huge.bin"), [range_header]), reference_rates["small"][1])
-        moto_rate = measure(moto_url)
 
-        rows = ["| read | MockCDN req/s | nginx req/s | / nginx | target | bare Hummingbird req/s | / bare HB | target |",
-                "|---|---|---|---|---|---|---|---|"]
+        # Each round times MockCDN, nginx and bare Hummingbird (and the build before, if given) back to back,
+        # and each ratio is taken within its round, so the machine's drift between rounds (other tenants of
+        # the host) cancels out of it. Reported: the median of the rounds' ratios, with their min-max.
+        rows = ["| read | MockCDN req/s | / nginx | target | / bare HB | target | before: / nginx |",
+                "|---|---|---|---|---|---|---|"]
         results = {}
-        for name, url, headers, _, _, reference, target in cases:
-            rate = measure(url, headers)
-            results[name] = rate
-            nginx_rate, bare_rate = reference_rates[reference]
-            to_nginx, to_bare = rate.median / nginx_rate.median, rate.median / bare_rate.median
-            nginx_target = f">= {target}x {'met' if to_nginx >= target else 'MISSED'}" if target else "-"
-            bare_target = (f">= 0.9x {'met' if to_bare >= 0.9 else 'MISSED'}" if name.startswith("64 KiB, FAT")
-                           else "-")
-            rows.append(f"| {name} | {rate} | {nginx_rate} | {to_nginx:.2f}x | {nginx_target} | {bare_rate} | "
-                        f"{to_bare:.2f}x | {bare_target} |")
+        for index, (name, url, headers, _, _, reference, target) in enumerate(cases):
+            nginx_url, nginx_headers, bare_url = reference_of[reference]
+            rates, to_nginx, to_bare, before_to_nginx = [], [], [], []
+            for _ in range(args.runs):
+                rate = wrk(url, args.seconds, headers)
+                nginx_rate = wrk(nginx_url, args.seconds, nginx_headers)
+                rates.append(rate)
+                to_nginx.append(rate / nginx_rate)
+                to_bare.append(rate / wrk(bare_url, args.seconds))
+                if before_cases:
+                    _, before_url, before_headers, *_ = before_cases[index]
+                    before_to_nginx.append(wrk(before_url, args.seconds, before_headers) / nginx_rate)
+            results[name] = Measure(rates)
+            ratio_nginx, ratio_bare = Measure(to_nginx), Measure(to_bare)
+            nginx_target = (f">= {target}x {'met' if ratio_nginx.median >= target else 'MISSED'}" if target
+                            else "-")
+            bare_target = (f">= 0.9x {'met' if ratio_bare.median >= 0.9 else 'MISSED'}"
+                           if name.startswith("64 KiB, FAT") else "-")
+            before_text = Measure(before_to_nginx).ratio() if before_to_nginx else "-"
+            rows.append(f"| {name} | {results[name]} | {ratio_nginx.ratio()} | {nginx_target} | "
+                        f"{ratio_bare.ratio()} | {bare_target} | {before_text} |")
+        moto_rate = Measure([wrk(moto_url, args.seconds) for _ in range(args.runs)])
         presigned = results["64 KiB, SigV4 presigned"]
-        rows.append(f"| 64 KiB, moto_server presigned GET (for scale) | {moto_rate} | | | | | | |")
+        rows.append(f"| 64 KiB, moto_server presigned GET (for scale) | {moto_rate} | | | | | |")
         rows.append(f"\nMockCDN's SigV4 read is {presigned.median / moto_rate.median:.1f}x moto_server's.")
 
         time.sleep(1)
@@ -361,49 +389,65 @@ def main():
         wrk(plain_small, args.load_seconds, fat_header)
         loaded_rss = rss_kib(mockcdn.process.pid)
         idle_moto = tree_rss_kib(moto.pid)
-        idle_bare = rss_kib(bare_small.process.pid)
+        idle_bare = rss_kib(bare["small.bin"].process.pid)
     finally:
         mockcdn.stop()
+        if before:
+            before.stop()
         nginx.stop()
         for reference in references:
             reference.stop()
         moto.terminate()
         moto.wait(timeout=20)
 
-    fresh = MockCDN(args.binary)
-    time.sleep(1)
-    idle_fresh = rss_kib(fresh.process.pid)
-    fresh.stop()
+    def idle_rss(binary):
+        fresh = MockCDN(binary)
+        time.sleep(1)
+        try:
+            return rss_kib(fresh.process.pid)
+        finally:
+            fresh.stop()
 
-    starts = {"mockcdn": [], "bare": [], "moto": []}
-    for _ in range(args.startup_runs):
+    idle_fresh = idle_rss(args.binary)
+    idle_before = idle_rss(args.before) if args.before else None
+
+    def mockcdn_start(binary):
         port = free_port()
-        starts["mockcdn"].append(startup_ms(
-            pinned(0, [args.binary, "serve", "--port", str(port), "--log-level", "error"]), port, "/_mockcdn/health"))
+        return startup_ms(pinned(0, [binary, "serve", "--port", str(port), "--log-level", "error"]), port,
+                          "/_mockcdn/health")
+
+    starts = {"mockcdn": [], "bare": [], "moto": [], "before": []}
+    for _ in range(args.startup_runs):
+        starts["mockcdn"].append(mockcdn_start(args.binary))
+        if args.before:
+            starts["before"].append(mockcdn_start(args.before))
         port = free_port()
         starts["bare"].append(startup_ms(pinned(0, [args.reference, str(port), f"{work}/files/small.bin"]), port,
                                          "/object"))
         port = free_port()
         starts["moto"].append(startup_ms(pinned(0, ["moto_server", "-p", str(port)]), port, "/moto-api/"))
-    start = {name: Measure(samples) for name, samples in starts.items()}
+    start = {name: Measure(samples) for name, samples in starts.items() if samples}
 
     def ms(measure):
         return f"{measure.median:.1f} ms ({measure.low:.1f}-{measure.high:.1f})"
 
-    print(f"Machine: {cpus()} CPUs; servers on CPU 0, wrk on CPU 1; wrk -t2 -c64 -d{args.seconds}s, median of "
-          f"{args.runs} (min-max).\n")
+    print(f"Machine: {cpus()} CPUs; servers on CPU 0, wrk on CPU 1; wrk -t2 -c64 -d{args.seconds}s. {args.runs} "
+          f"rounds, each timing MockCDN and its references back to back; a ratio is the median of the rounds' "
+          f"ratios (min-max). Before: {describe(args.before)}.\n")
     print("\n".join(rows))
     print()
-    print("| measure | MockCDN | bare Hummingbird | ratio | moto_server | target |")
-    print("|---|---|---|---|---|---|")
+    print("| measure | MockCDN | bare Hummingbird | ratio | moto_server | target | before |")
+    print("|---|---|---|---|---|---|---|")
     print(f"| start to first 200 ({args.startup_runs} runs) | {ms(start['mockcdn'])} | {ms(start['bare'])} | "
           f"{start['mockcdn'].median / start['bare'].median:.1f}x | {ms(start['moto'])} | "
-          f"<= 50 ms {'met' if start['mockcdn'].median <= 50 else 'MISSED'} |")
+          f"<= 50 ms {'met' if start['mockcdn'].median <= 50 else 'MISSED'} | "
+          f"{ms(start['before']) if 'before' in start else '-'} |")
     print(f"| idle RSS, fixtures loaded | {idle_fresh / 1024:.1f} MiB | {idle_bare / 1024:.1f} MiB | "
           f"{idle_fresh / max(idle_bare, 1):.1f}x | {idle_moto / 1024:.1f} MiB | "
-          f"<= 40 MiB {'met' if idle_fresh <= 40 * 1024 else 'MISSED'} |")
+          f"<= 40 MiB {'met' if idle_fresh <= 40 * 1024 else 'MISSED'} | "
+          f"{f'{idle_before / 1024:.1f} MiB' if idle_before else '-'} |")
     print(f"| RSS after the reads above, then after {args.load_seconds} s more of FAT reads | "
-          f"{idle_after_reads / 1024:.1f} MiB, then {loaded_rss / 1024:.1f} MiB | | | | - |")
+          f"{idle_after_reads / 1024:.1f} MiB, then {loaded_rss / 1024:.1f} MiB | | | | - | |")
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # `make bench`: every benchmark in one run, written to Benchmarks/results/latest.md. Installs what it lacks
 # (nginx, wrk, hyperfine with apt; moto[server] with pip). Pass --quick for 3 s wrk runs and 10 s of load.
+# BEFORE=REV (a commit, e.g. `make bench BEFORE=a36f5ea`) also builds that revision in .build/bench-before and
+# times it in the same rounds as the current build, for before-and-after ratios from one run; BEFORE may also
+# name a mockcdn binary built already.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=$(command -v sudo >/dev/null && [ "$(id -u)" != 0 ] && echo sudo || true)
@@ -17,15 +20,26 @@ scripts/build-server.sh -c release
 swift build -c release --package-path Benchmarks/Reference --scratch-path .build/bench-reference
 mkdir -p Benchmarks/results .build/bench
 cc -O2 -o .build/bench/vips_resize Benchmarks/resize/vips_resize.c $(pkg-config --cflags --libs vips)
-seconds=10
+before=()
+if [ -n "${BEFORE:-}" ] && [ -x "$BEFORE" ]; then
+    before=(--before "$BEFORE")
+elif [ -n "${BEFORE:-}" ]; then
+    rev=$(git rev-parse --verify "$BEFORE^{commit}")
+    tree=.build/bench-before/$rev
+    [ -d "$tree" ] || git worktree add --detach "$tree" "$rev" >/dev/null
+    swift build -c release --package-path "$tree" --scratch-path "$tree/.build" --product mockcdn
+    swift build -c release --package-path "$tree" --scratch-path "$tree/.build" --product MockCDNVips 2>/dev/null || true
+    before=(--before "$tree/.build/release/mockcdn")
+fi
+seconds=5
 load_seconds=60
-[ "${1:-}" = "--quick" ] && seconds=3 && load_seconds=10
+[ "${1:-}" = "--quick" ] && seconds=2 && load_seconds=10
 {
     echo "# MockCDN benchmarks ($(date -u +%Y-%m-%d), $(git rev-parse --short HEAD))"
     echo
     echo "## Signed GETs, startup, idle memory"
     echo
-    python3 Benchmarks/bench.py --seconds "$seconds" --load-seconds "$load_seconds"
+    python3 Benchmarks/bench.py --seconds "$seconds" --load-seconds "$load_seconds" "${before[@]}"
     echo
     echo "## Upload (100 MiB, --data-dir)"
     echo
