@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench`: every benchmark in one run, written to Benchmarks/results/latest.md. Installs what it lacks
-# (nginx, wrk, hyperfine with apt; moto[server] with pip). Pass --quick for 3 s wrk runs and 10 s of load.
+# (nginx, wrk, hyperfine with apt; moto[server] with pip). Pass --quick for 3 s wrk runs and 20 s of load.
 # BEFORE=REV (a commit, e.g. `make bench BEFORE=a36f5ea`) also builds that revision in .build/bench-before and
 # times it in the same rounds as the current build, for before-and-after ratios from one run; BEFORE may also
 # name a mockcdn binary built already.
@@ -33,7 +33,7 @@ elif [ -n "${BEFORE:-}" ]; then
 fi
 seconds=5
 load_seconds=60
-[ "${1:-}" = "--quick" ] && seconds=2 && load_seconds=10
+[ "${1:-}" = "--quick" ] && seconds=3 && load_seconds=20
 {
     echo "# MockCDN benchmarks ($(date -u +%Y-%m-%d), $(git rev-parse --short HEAD))"
     echo
