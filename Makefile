@@ -10,7 +10,7 @@ VIDEO_PACKAGES := ffmpeg
 BROWSER_PACKAGES := chromium chromium-driver
 # Real peers for the compatibility suite and the OpenAPI check.
 # Stream's Python server SDKs are pinned: the compat suite checks MockCDN against these exact releases.
-PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium stream-chat==4.33.0 getstream==7.0.0
+PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium stream-chat==4.33.0 getstream==7.0.0 'moto[server]'
 SERVE_FLAGS ?=
 # The Python peers live in a virtualenv of the project's (Debian 12 and Ubuntu refuse `pip install` into the
 # system Python, PEP 668). It sees the system's packages too, so what is already installed is not fetched
@@ -57,10 +57,10 @@ venv:
 
 ## py-deps: the Python peers (botocore, awscli, ...), installed into .venv with pip only when one is missing.
 py-deps: venv
-	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium; \
+	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium, moto, flask; \
 		from importlib.metadata import version as v; \
 		assert v('stream-chat') == '4.33.0' and v('getstream') == '7.0.0'" 2>/dev/null \
-		&& command -v aws >/dev/null; then :; else \
+		&& command -v aws >/dev/null && command -v moto_server >/dev/null; then :; else \
 		echo "installing $(PIP_PACKAGES)"; python3 -m pip install -q $(PIP_PACKAGES); \
 	fi
 
@@ -81,9 +81,9 @@ test: deps video-deps py-deps format-check openapi-check client-isolation test-s
 
 # Built first, then run with a bound: a normal run takes 0.5 to 2 minutes, and a hang fails in 10, naming the
 # tests that never finished.
-test-swift: video-deps
+test-swift: video-deps py-deps
 	$(SWIFT) build --build-tests
-	SWIFT=$(SWIFT) scripts/swift-test-bounded.sh 600 --parallel --skip-build
+	MOCKCDN_REQUIRE_S3=1 SWIFT=$(SWIFT) scripts/swift-test-bounded.sh 600 --parallel --skip-build
 
 ## test-consumer: Tests/ExampleConsumer, a package that depends on MockCDN as a user's does and imports only
 ## MockCDNTesting and MockCDNClient; built in the same scratch folder, so it reuses every module already built.

@@ -43,6 +43,8 @@ let package = Package(
         // Runs the server and stops it gracefully, within a bound, on a signal or at a test's end (Hummingbird
         // already runs on it).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        // The S3 store's HTTP client (connection pool, time limits); requests are signed with MockCDN's SigV4.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     // MARK: - Targets
     targets: [
@@ -86,10 +88,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Objects in an S3-compatible bucket (`--store s3://...`), shared by several instances.
+        .target(
+            name: "MockCDNS3",
+            dependencies: [
+                "MockCDNCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "MockCDNServer",
             dependencies: [
                 "MockCDNCore",
+                "MockCDNS3",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -160,6 +174,8 @@ let package = Package(
             name: "MockCDNCoreTests",
             dependencies: [
                 "MockCDNCore",
+                "MockCDNS3",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "MockCDNTestImages",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

@@ -1,34 +1,40 @@
 import Foundation
 import MockCDNCore
+import MockCDNS3
 import NIOCore
 import Testing
 
-/// One suite, run against both stores.
+/// One suite, run against every store: memory, disk, and S3 (moto_server, see `MotoServer`).
 @Suite("ObjectStore")
 struct ObjectStoreTests {
     enum Kind: String, CaseIterable, Sendable {
-        case memory, disk
+        case memory, disk, s3
+
+        /// The kinds this run covers: S3 where moto_server is installed, and always under `make test`.
+        static var running: [Kind] { allCases.filter { $0 != .s3 || MotoServer.enabled } }
     }
 
-    /// A store of `kind` plus the folder behind it (disk only), removed by `cleanUp`.
+    /// A store of `kind` plus the folder (disk) or bucket (S3) behind it, removed by `cleanUp`.
     struct Subject {
         let store: any ObjectStore
         let folder: URL?
+        let s3: S3Client?
 
         init(_ kind: Kind) async throws {
+            self.folder = kind == .disk ? try makeTemporaryDirectory() : nil
+            self.s3 = kind == .s3 ? try await MotoServer.bucket(prefix: "team/") : nil
             switch kind {
-            case .memory:
-                self.store = MemoryObjectStore()
-                self.folder = nil
-            case .disk:
-                let folder = try makeTemporaryDirectory()
-                self.store = try await DiskObjectStore(directory: folder.path)
-                self.folder = folder
+            case .memory: self.store = MemoryObjectStore()
+            case .disk: self.store = try await DiskObjectStore(directory: self.folder!.path)
+            case .s3: self.store = S3ObjectStore(client: self.s3!)
             }
         }
 
-        /// Files under `sub` of the store's folder (empty for the memory store).
-        func files(in sub: String) throws -> [String] {
+        /// Files under `sub` of the store's folder or bucket prefix (none for the memory store).
+        func files(in sub: String) async throws -> [String] {
+            if let s3 {
+                return try await s3.listKeys(prefix: "team/" + sub + "/")
+            }
             guard let folder else { return [] }
             return try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(sub).path)
         }
@@ -69,7 +75,7 @@ struct ObjectStoreTests {
         created: Date(timeIntervalSince1970: 1_700_000_000.75)
     )
 
-    @Test("put, metadata, read and range read", arguments: Kind.allCases)
+    @Test("put, metadata, read and range read", arguments: Kind.running)
     func roundTrip(kind: Kind) async throws {
         let subject = try await Subject(kind)
         defer { subject.cleanUp() }
@@ -100,7 +106,7 @@ struct ObjectStoreTests {
         #expect(try await subject.store.metadata(for: Self.key("nope")) == nil)
     }
 
-    @Test("a large object streams in and out in chunks", arguments: Kind.allCases)
+    @Test("a large object streams in and out in chunks", arguments: Kind.running)
     func largeObjectStreams(kind: Kind) async throws {
         let subject = try await Subject(kind)
         defer { subject.cleanUp() }
@@ -124,7 +130,7 @@ struct ObjectStoreTests {
         }
     }
 
-    @Test("a body past the limit stores nothing and leaves no file", arguments: Kind.allCases)
+    @Test("a body past the limit stores nothing and leaves no file", arguments: Kind.running)
     func tooLarge(kind: Kind) async throws {
         let subject = try await Subject(kind)
         defer { subject.cleanUp() }
@@ -138,9 +144,9 @@ struct ObjectStoreTests {
         }
         #expect(try await subject.store.metadata(for: Self.key("a/too-big")) == nil)
         #expect(try await subject.store.list(prefix: "").isEmpty)
-        #expect(try subject.files(in: "tmp").isEmpty)
-        #expect(try subject.files(in: "blobs").isEmpty)
-        #expect(try subject.files(in: "meta").isEmpty)
+        #expect(try await subject.files(in: "tmp").isEmpty)
+        #expect(try await subject.files(in: "blobs").isEmpty)
+        #expect(try await subject.files(in: "meta").isEmpty)
         // Exactly at the limit is fine.
         let metadata = try await subject.store.put(
             Self.key("a/just-fits"),
@@ -151,7 +157,7 @@ struct ObjectStoreTests {
         #expect(metadata.size == 10)
     }
 
-    @Test("a write that throws midway leaves no object and no temp file", arguments: Kind.allCases)
+    @Test("a write that throws midway leaves no object and no temp file", arguments: Kind.running)
     func failedWrite(kind: Kind) async throws {
         let subject = try await Subject(kind)
         defer { subject.cleanUp() }
@@ -172,11 +178,11 @@ struct ObjectStoreTests {
         }
         // The earlier object is untouched, and nothing of the failed write remains.
         #expect(try await subject.store.collect(key) == ByteBuffer(bytes: [1, 2, 3]))
-        #expect(try subject.files(in: "tmp").isEmpty)
-        #expect(try subject.files(in: "blobs").count == (kind == .disk ? 1 : 0))
+        #expect(try await subject.files(in: "tmp").isEmpty)
+        #expect(try await subject.files(in: "blobs").count == (kind == .memory ? 0 : 1))
     }
 
-    @Test("overwrite, delete and list by prefix", arguments: Kind.allCases)
+    @Test("overwrite, delete and list by prefix", arguments: Kind.running)
     func overwriteDeleteList(kind: Kind) async throws {
         let subject = try await Subject(kind)
         defer { subject.cleanUp() }
@@ -197,7 +203,7 @@ struct ObjectStoreTests {
         #expect(replaced.size == 1)
         #expect(try await subject.store.list(prefix: "images/").map(\.key) == ["images/a/1.png", "images/b/2.png"])
         #expect(try await subject.store.list(prefix: "").count == 3)
-        #expect(try subject.files(in: "blobs").count == (kind == .disk ? 3 : 0), "a replaced blob is removed")
+        #expect(try await subject.files(in: "blobs").count == (kind == .memory ? 0 : 3), "a replaced blob is removed")
 
         #expect(try await subject.store.delete(Self.key("images/a/1.png")))
         #expect(try await !subject.store.delete(Self.key("images/a/1.png")))
@@ -205,7 +211,7 @@ struct ObjectStoreTests {
             try await subject.store.collect(Self.key("images/a/1.png"))
         }
         #expect(try await subject.store.list(prefix: "images/").map(\.key) == ["images/b/2.png"])
-        #expect(try subject.files(in: "blobs").count == (kind == .disk ? 2 : 0))
+        #expect(try await subject.files(in: "blobs").count == (kind == .memory ? 0 : 2))
     }
 
     @Test(

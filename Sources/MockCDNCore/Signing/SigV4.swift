@@ -23,7 +23,7 @@ public enum SigV4 {
     public static let maximumExpires: Int64 = 604_800
     /// How far in the future `X-Amz-Date` may lie, as S3 tolerates clock skew.
     public static let allowedSkew: Int64 = 900
-    static let unsignedPayload = "UNSIGNED-PAYLOAD"
+    public static let unsignedPayload = "UNSIGNED-PAYLOAD"
 
     /// The query parameters presigning adds; their presence means the request carries a SigV4 credential.
     public static let parameterNames: Set<String> = [
@@ -247,6 +247,7 @@ public enum SigV4 {
         path: String,
         canonicalQuery: String,
         signedHeaders: [String],
+        payloadHash: String = unsignedPayload,
         header: (String) -> String?
     ) -> String {
         var lines = [method, PercentEncoding.encodePath(path), canonicalQuery]
@@ -258,7 +259,7 @@ public enum SigV4 {
         }
         lines.append("")
         lines.append(signedHeaders.joined(separator: ";"))
-        lines.append(unsignedPayload)
+        lines.append(payloadHash)
         return lines.joined(separator: "\n")
     }
 

@@ -112,31 +112,31 @@ extension ObjectStore {
     }
 }
 
-/// Counts and hashes a body as it streams in, and stops it at the size limit. Both stores use it, so
-/// both compute size, SHA-256 and ETag the same way.
-struct ObjectIntake {
-    let maxBytes: Int
-    private(set) var size = 0
+/// Counts and hashes a body as it streams in, and stops it at the size limit. Every store uses it, so
+/// every store computes size, SHA-256 and ETag the same way.
+public struct ObjectIntake {
+    public let maxBytes: Int
+    public private(set) var size = 0
     private let hasher = SHA256Hasher()
 
-    init(maxBytes: Int) {
+    public init(maxBytes: Int) {
         self.maxBytes = maxBytes
     }
 
-    mutating func take(_ chunk: ByteBuffer) throws {
+    public mutating func take(_ chunk: ByteBuffer) throws {
         self.size += chunk.readableBytes
         guard self.size <= self.maxBytes else { throw MockCDNError.objectTooLarge(limit: self.maxBytes) }
         self.hasher.update(chunk)
     }
 
-    func metadata(for key: ObjectKey, attributes: ObjectAttributes) -> ObjectMetadata {
+    public func metadata(for key: ObjectKey, attributes: ObjectAttributes) -> ObjectMetadata {
         ObjectMetadata(key: key, size: self.size, sha256: self.hasher.finalize(), attributes: attributes)
     }
 }
 
 extension Range where Bound == Int {
     /// Checks the range lies within an object of `size` bytes.
-    func validated(within size: Int) throws -> Range<Int> {
+    public func validated(within size: Int) throws -> Range<Int> {
         guard self.lowerBound >= 0, self.upperBound <= size else { throw MockCDNError.rangeNotSatisfiable }
         return self
     }
