@@ -175,7 +175,6 @@ let package = Package(
             dependencies: [
                 "MockCDNCore",
                 "MockCDNS3",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "MockCDNTestImages",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

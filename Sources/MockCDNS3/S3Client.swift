@@ -9,14 +9,13 @@ import NIOHTTP1
 /// (with Range), DeleteObject and ListObjectsV2. Every body is in memory when it is sent, so every request
 /// is signed with its payload's SHA-256.
 ///
-/// Bounded: a connection pool of `maximumConnections`, a time limit per request, and at most `retries`
-/// retries (idempotent requests only, after a connection error or a 5xx). When the limit runs out the caller
-/// gets `MockCDNError.storageFailure`, which every route answers as 503 in its envelope.
+/// Bounded: one connection pool for the process (`pool`: 16 connections per host, 2 s to connect, no
+/// redirects), a time limit per request, and at most `retries` retries (idempotent requests only, after a
+/// connection error or a 5xx). When the limit runs out the caller gets `MockCDNError.storageFailure`, which every
+/// route answers as 503 in its envelope.
 public final class S3Client: Sendable {
     public let location: S3Location
     let http: HTTPClient
-    /// Whether `shutdown` closes `http` (false when it was handed in to share).
-    let ownsHTTP: Bool
     let timeout: TimeAmount
     let retries: Int
 
@@ -27,42 +26,33 @@ public final class S3Client: Sendable {
         public let message: String
     }
 
+    /// The process's connection pool to S3, shared by every store and never shut down (it lives as long as
+    /// the process, as async-http-client's own shared client does), so no server or test has to close it.
+    public static let pool: HTTPClient = {
+        var pool = HTTPClient.Configuration.ConnectionPool()
+        pool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
+        pool.idleTimeout = .seconds(30)
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(2), read: .seconds(30)),
+            connectionPool: pool
+        )
+        configuration.httpVersion = .http1Only
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
     /// - Parameters:
     ///   - location: bucket, prefix, endpoint and credentials.
-    ///   - timeout: the most one request may take, retries included.
+    ///   - timeout: the most one request may take to answer, retries included.
     ///   - retries: how many times an idempotent request is tried again.
-    ///   - maximumConnections: the connection pool's bound.
-    ///   - sharing: an HTTP client to use instead of a new one (several buckets, one pool); its owner shuts it
-    ///     down.
-    public init(
-        location: S3Location,
-        timeout: Duration = .seconds(10),
-        retries: Int = 2,
-        maximumConnections: Int = 16,
-        sharing: HTTPClient? = nil
-    ) {
+    public init(location: S3Location, timeout: Duration = .seconds(10), retries: Int = 2) {
         self.location = location
         self.timeout = .nanoseconds(
             Int64(timeout.components.seconds) * 1_000_000_000
                 + Int64(timeout.components.attoseconds / 1_000_000_000)
         )
         self.retries = retries
-        var pool = HTTPClient.Configuration.ConnectionPool()
-        pool.concurrentHTTP1ConnectionsPerHostSoftLimit = maximumConnections
-        pool.idleTimeout = .seconds(30)
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(2), read: self.timeout),
-            connectionPool: pool
-        )
-        configuration.httpVersion = .http1Only
-        self.http = sharing ?? HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        self.ownsHTTP = sharing == nil
-    }
-
-    /// Closes the connection pool, unless it was shared.
-    public func shutdown() async throws {
-        if self.ownsHTTP { try await self.http.shutdown() }
+        self.http = Self.pool
     }
 
     // MARK: - Operations

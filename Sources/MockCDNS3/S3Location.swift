@@ -20,14 +20,15 @@ public struct S3Location: Sendable, Equatable {
     /// - Endpoint: `AWS_ENDPOINT_URL_S3`, else `AWS_ENDPOINT_URL`, else `https://s3.REGION.amazonaws.com`.
     /// - Credentials: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`.
     /// - Region: `AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1`.
-    /// - Addressing: `MOCKCDN_S3_PATH_STYLE` (`true`/`false`); by default path-style for a custom endpoint
-    ///   (SeaweedFS, Garage, moto_server and most others expect it) and virtual-hosted for AWS.
+    /// - Addressing: `pathStyle`; by default path-style for a custom endpoint (SeaweedFS, Garage, moto_server
+    ///   and most others expect it) and for a bucket name with dots, virtual-hosted for AWS.
     ///
     /// - Parameters:
     ///   - url: `s3://BUCKET` or `s3://BUCKET/PREFIX`.
     ///   - environment: the process environment.
+    ///   - pathStyle: true or false to choose the addressing; nil for the default above.
     /// - Throws: `MockCDNError.invalidConfiguration` naming what is wrong; never echoes a secret.
-    public init(_ url: String, environment: [String: String]) throws(MockCDNError) {
+    public init(_ url: String, environment: [String: String], pathStyle: Bool? = nil) throws(MockCDNError) {
         guard url.hasPrefix("s3://") else {
             throw .invalidConfiguration("store \"\(url)\" is not s3://BUCKET[/PREFIX]")
         }
@@ -61,13 +62,6 @@ public struct S3Location: Sendable, Equatable {
         else {
             throw .invalidConfiguration("an s3:// store needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
         }
-        let pathStyle: Bool
-        switch environment["MOCKCDN_S3_PATH_STYLE"]?.lowercased() {
-        case nil, "": pathStyle = custom != nil || bucket.contains(".")
-        case "true", "1", "yes": pathStyle = true
-        case "false", "0", "no": pathStyle = false
-        default: throw .invalidConfiguration("MOCKCDN_S3_PATH_STYLE must be true or false")
-        }
         self.bucket = bucket
         self.prefix = prefix
         self.endpoint = endpoint
@@ -75,7 +69,7 @@ public struct S3Location: Sendable, Equatable {
         self.accessKeyID = key
         self.secretAccessKey = secret
         self.sessionToken = environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        self.pathStyle = pathStyle
+        self.pathStyle = pathStyle ?? (custom != nil || bucket.contains("."))
     }
 
     /// `s3://BUCKET/PREFIX`, for health and logs (no credentials).

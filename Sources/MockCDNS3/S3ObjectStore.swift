@@ -191,6 +191,20 @@ public final class S3ObjectStore: ObjectStore {
         }
     }
 
+    /// One cheap request to the bucket (a listing of at most one key under the prefix), within 2 seconds.
+    ///
+    /// - Throws: `S3Client.Failure` when S3 refuses (no such bucket, bad keys), `MockCDNError.storageFailure`
+    ///   when it does not answer.
+    public func probe() async throws {
+        let quick = S3Client(location: self.client.location, timeout: .seconds(2), retries: 0)
+        _ = try await quick.send(
+            "GET",
+            key: "",
+            query: [("list-type", "2"), ("max-keys", "1"), ("prefix", self.prefix)],
+            idempotent: true
+        )
+    }
+
     // MARK: - Records
 
     /// The record of `key` and its ETag, or nil.

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import MockCDNCore
+import MockCDNS3
 import NIOCore
 import ServiceLifecycle
 import UnixSignals
@@ -104,7 +105,26 @@ private func hostForURL(_ host: String) -> String {
 func makeServices(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerServices {
     // libvips is not started here: CVipsLoader loads it on the first image operation.
     var store: any ObjectStore
-    if let directory = configuration.dataDirectory {
+    if let location = configuration.s3Store {
+        let s3 = S3ObjectStore(client: S3Client(location: location))
+        // A bucket that is not there, or keys it refuses, stop the start with the reason; an endpoint that does
+        // not answer does not: the server starts degraded, answers 503 until the store is back, and says so
+        // on /_mockcdn/health.
+        do {
+            try await s3.probe()
+        } catch let failure as S3Client.Failure where failure.status != 503 && failure.status < 500 {
+            throw MockCDNError.invalidConfiguration(
+                "--store \(location.description): the S3 store at \(location.endpoint) answered \(failure.code)"
+                    + (failure.message.isEmpty ? "" : " (\(failure.message))")
+            )
+        } catch {
+            logger.warning(
+                "the S3 store does not answer yet; reads and uploads answer 503 until it does",
+                metadata: ["store": "\(location.description)", "endpoint": "\(location.endpoint)"]
+            )
+        }
+        store = s3
+    } else if let directory = configuration.dataDirectory {
         let disk = try await DiskObjectStore(directory: directory)
         for entry in disk.skippedEntries {
             logger.warning("skipped an entry of the data directory", metadata: ["entry": "\(entry)"])
@@ -163,7 +183,7 @@ func addRoutes(
     // One group per API surface, each with the middleware that renders any error in its envelope.
     let admin = router.group("_mockcdn").add(middleware: ErrorEnvelopeMiddleware.control)
     // Health stays open on every address: container health checks carry no token.
-    HealthController().addRoutes(to: admin)
+    HealthController(store: services.store, instance: services.instance).addRoutes(to: admin)
     _ = admin.add(middleware: AdminGuard(configuration: configuration))
     IndexController(apps: services.apps, clock: services.clock, store: services.store).addRoutes(
         root: router.group().add(middleware: ErrorEnvelopeMiddleware.control),

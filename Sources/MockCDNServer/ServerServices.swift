@@ -21,6 +21,8 @@ struct ServerServices: Sendable {
     let verifiedCredentials: VerifiedCredentialCache
     /// Moves on at every reset, so work that started before one can tell.
     let epoch = ResetEpoch()
+    /// This process among the instances that share a store (health names it).
+    let instance = SecureBytes.random(count: 6).hexString
 
     /// Back to the startup state: objects (fixtures reloaded), variants, verified credentials, journal, faults,
     /// clock, channel membership and upload settings.

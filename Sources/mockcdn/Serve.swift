@@ -30,6 +30,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ServeSetting.dataDir.argumentHelp)
     var dataDir: String?
 
+    @Option(help: ServeSetting.store.argumentHelp)
+    var store: String?
+
+    @Option(help: ServeSetting.s3PathStyle.argumentHelp)
+    var s3PathStyle: String?
+
     @Option(help: ServeSetting.publicURL.argumentHelp)
     var publicURL: String?
 
@@ -65,6 +71,8 @@ struct Serve: AsyncParsableCommand {
                 .host: self.host,
                 .port: self.port,
                 .dataDir: self.dataDir,
+                .store: self.store,
+                .s3PathStyle: self.s3PathStyle,
                 .publicURL: self.publicURL,
                 .logLevel: self.logLevel,
                 .variantCacheMB: self.variantCacheMb,

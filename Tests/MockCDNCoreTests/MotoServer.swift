@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import MockCDNCore
 import MockCDNS3
@@ -57,9 +56,6 @@ enum MotoServer {
         throw MockCDNError.storageFailure("moto_server did not start on port \(port)")
     }
 
-    /// One connection pool for every bucket of the run, never shut down (it lives as long as the process).
-    static let http = HTTPClient(eventLoopGroupProvider: .singleton)
-
     /// A new, empty bucket on the shared moto_server, and an S3 client for it.
     static func bucket(prefix: String = "") async throws -> S3Client {
         let endpoint = try await self.endpoint.value
@@ -73,7 +69,7 @@ enum MotoServer {
                 "AWS_REGION": "us-east-1",
             ]
         )
-        let client = S3Client(location: location, sharing: self.http)
+        let client = S3Client(location: location)
         try await client.createBucket()
         return client
     }

@@ -62,7 +62,7 @@ struct S3ObjectStoreTests {
     func twoInstances() async throws {
         let client = try await MotoServer.bucket(prefix: "shared/")
         let first = S3ObjectStore(client: client)
-        let second = S3ObjectStore(client: S3Client(location: client.location, sharing: MotoServer.http))
+        let second = S3ObjectStore(client: S3Client(location: client.location))
         let key = try ObjectKey("attachments/1/a.txt")
         let written = try await first.put(
             key,
@@ -92,7 +92,7 @@ struct S3ObjectStoreTests {
             ]
         )
         let store = S3ObjectStore(
-            client: S3Client(location: location, timeout: .seconds(2), sharing: MotoServer.http)
+            client: S3Client(location: location, timeout: .seconds(2))
         )
         let key = try ObjectKey("a")
         await #expect(throws: MockCDNError.storageFailure("")) { try await store.metadata(for: key) }

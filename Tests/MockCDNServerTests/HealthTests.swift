@@ -23,7 +23,9 @@ struct HealthTests {
             #expect(server.baseURL.port != 8080 && server.baseURL.port != 0)
             let (status, body, response) = try await Self.get(server.url("/_mockcdn/health"))
             #expect(status == 200)
-            #expect(String(decoding: body, as: UTF8.self) == #"{"status":"ok"}"#)
+            let health = try #require(try JSONSerialization.jsonObject(with: body) as? [String: String])
+            #expect(health["status"] == "ok" && health["store"] == "memory")
+            #expect(health["instance"]?.count == 12 && health["reason"] == nil)
             #expect(response.value(forHTTPHeaderField: "Server") == "MockCDN")
         }
     }

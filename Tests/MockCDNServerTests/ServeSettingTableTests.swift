@@ -54,7 +54,7 @@ struct ServeSettingTableTests {
         let known = Set(ServeSetting.all.map(\.environmentVariable))
         for path in ["README.md", "openapi.yaml", "docs/contract.md", "docs/architecture.md", "docker/Dockerfile"] {
             let text = try Self.text(path)
-            let named = text.matches(of: /MOCKCDN_[A-Z_]+/).map { String($0.output) }
+            let named = text.matches(of: /MOCKCDN_[A-Z0-9_]+/).map { String($0.output) }
             #expect(Set(named).subtracting(known).isEmpty, "\(path)")
         }
     }

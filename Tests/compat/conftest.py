@@ -3,6 +3,7 @@ base URL, `server` the base URL alone."""
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
@@ -29,9 +30,9 @@ class RunningServer:
 
 
 @contextmanager
-def launch(*flags: str, binary=BINARY):
-    """Runs `mockcdn serve --port 0` with the fixtures and `flags`; yields the RunningServer, then stops it
-    with SIGTERM and checks it exits cleanly."""
+def launch(*flags: str, binary=BINARY, env: dict | None = None):
+    """Runs `mockcdn serve --port 0` with the fixtures and `flags` (and `env` over the environment); yields the
+    RunningServer, then stops it with SIGTERM and checks it exits cleanly."""
     if not binary.exists():
         pytest.fail(f"MockCDN binary not found at {binary} (set MOCKCDN_BINARY)")
     proc = subprocess.Popen(
@@ -39,6 +40,7 @@ def launch(*flags: str, binary=BINARY):
         stdout=subprocess.PIPE,
         stderr=None,
         text=True,
+        env={**os.environ, **(env or {})},
     )
     try:
         first = proc.stdout.readline()

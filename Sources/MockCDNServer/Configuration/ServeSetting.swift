@@ -74,6 +74,20 @@ extension ServeSetting {
         defaultText: "none (in memory)",
         help: "Folder to persist objects and resized variants in, crash-safe."
     )
+    public static let store = ServeSetting(
+        name: "store",
+        kind: .text(minimumLength: 1),
+        defaultText: "memory, or the data dir",
+        help: "s3://BUCKET[/PREFIX] keeps objects in an S3-compatible bucket that several instances share "
+            + "(endpoint and keys from AWS_ENDPOINT_URL_S3, AWS_ACCESS_KEY_ID, ...); `memory` for the default."
+    )
+    public static let s3PathStyle = ServeSetting(
+        name: "s3_path_style",
+        kind: .choice(["auto", "true", "false"]),
+        defaultText: "auto",
+        help: "How an s3:// store addresses its bucket: true for https://ENDPOINT/BUCKET/key, false for "
+            + "https://BUCKET.ENDPOINT/key; auto is path-style for a custom endpoint, virtual-hosted for AWS."
+    )
     public static let publicURL = ServeSetting(
         name: "public_url",
         kind: .text(minimumLength: 1),
@@ -131,7 +145,8 @@ extension ServeSetting {
 
     /// Every setting, in the order `--help` and the README list them.
     public static let all: [ServeSetting] = [
-        .config, .host, .port, .dataDir, .publicURL, .logLevel, .variantCacheMB, .fixtures, .adminToken,
+        .config, .host, .port, .dataDir, .store, .s3PathStyle, .publicURL, .logLevel, .variantCacheMB, .fixtures,
+        .adminToken,
         .journalSize, .idleTimeout, .maxConnections, .memoryStoreMB,
     ]
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MockCDNCore
+import MockCDNS3
 
 /// What `mockcdn serve` was told by one source (flags, `MOCKCDN_*` variables or the config file's
 /// `server:` section), or by several merged: each value as text, with where it came from for messages.
@@ -57,6 +58,18 @@ extension ServerConfiguration {
         if let host = try settings.text(.host) { configuration.host = host }
         if let port = try settings.integer(.port) { configuration.port = port }
         configuration.dataDirectory = try settings.text(.dataDir)
+        if let store = try settings.text(.store), store != "memory" {
+            let style = try settings.text(.s3PathStyle)
+            do {
+                configuration.s3Store = try S3Location(
+                    store,
+                    environment: environment,
+                    pathStyle: style == "true" ? true : style == "false" ? false : nil
+                )
+            } catch {
+                throw MockCDNError.invalidConfiguration("\(settings[.store]!.source): \(error.detail)")
+            }
+        }
         configuration.publicURL = try settings.text(.publicURL)
         if let level = try settings.text(.logLevel) { configuration.logLevel = Logger.Level(rawValue: level)! }
         if let megabytes = try settings.integer(.variantCacheMB) {

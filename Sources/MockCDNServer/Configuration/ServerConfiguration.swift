@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MockCDNCore
+import MockCDNS3
 
 /// Everything `mockcdn serve` can be told. The defaults are the contract's: 127.0.0.1:8080, in memory,
 /// the demo app.
@@ -9,8 +10,11 @@ public struct ServerConfiguration: Sendable {
     public var host: String
     /// The port to bind; 0 picks a free one.
     public var port: Int
-    /// Where objects persist; nil keeps them in memory.
+    /// Where objects persist; nil keeps them in memory. With an S3 store, the folder holds variants only.
     public var dataDirectory: String?
+    /// An S3-compatible bucket that holds the objects instead (`--store s3://...`), shared by every instance
+    /// configured with it.
+    public var s3Store: S3Location?
     /// The base URL links are built on, when clients reach the server through another name (a proxy,
     /// a container); nil means `http://HOST:PORT` as bound.
     public var publicURL: String?

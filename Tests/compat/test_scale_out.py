@@ -1,0 +1,156 @@
+"""Several MockCDN processes on one S3-compatible bucket (moto_server, a real S3 endpoint from PyPI): what one
+instance stores, another serves, lists and deletes; a stopped endpoint is a 503 in each route's envelope and a
+degraded health, never a crash."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+
+import boto3
+import pytest
+
+from conftest import launch
+from support import jwt, png, request, upload
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Moto:
+    """moto_server on a free loopback port; `stop` kills it (a store outage)."""
+
+    def __init__(self):
+        if not shutil.which("moto_server"):
+            pytest.fail("moto_server is not installed (make test installs moto[server] into .venv)")
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(["moto_server", "-H", "127.0.0.1", "-p", str(self.port)],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if request(self.url + "/moto-api/")[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        pytest.fail("moto_server did not start")
+
+    def s3(self):
+        return boto3.client("s3", endpoint_url=self.url, aws_access_key_id="testing",
+                            aws_secret_access_key="testing", region_name="us-east-1")
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait(timeout=20)
+
+
+@pytest.fixture
+def moto():
+    server = Moto()
+    yield server
+    if server.process.poll() is None:
+        server.stop()
+
+
+def s3_env(moto: Moto) -> dict:
+    return {"AWS_ENDPOINT_URL_S3": moto.url, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_REGION": "us-east-1"}
+
+
+def bucket(moto: Moto) -> str:
+    name = "team-" + uuid.uuid4().hex[:12]
+    moto.s3().create_bucket(Bucket=name)
+    return name
+
+
+def health(base: str) -> dict:
+    status, body, _ = request(base + "/_mockcdn/health")
+    assert status == 200
+    return json.loads(body)
+
+
+SERVER_TOKEN = {"Authorization": jwt({"server": True}), "stream-auth-type": "jwt"}
+
+
+def test_two_instances_share_objects_listings_and_deletes(moto):
+    name = bucket(moto)
+    # Behind one load balancer, as a team would run them: the same public URL, so links made by either verify
+    # on both.
+    flags = ("--store", f"s3://{name}/dev", "--public-url", "http://media.team.test")
+    with launch(*flags, env=s3_env(moto)) as a, launch(*flags, env=s3_env(moto)) as b:
+        ha, hb = health(a.url), health(b.url)
+        assert ha["store"] == hb["store"] == "s3" and ha["status"] == hb["status"] == "ok"
+        assert ha["instance"] != hb["instance"]
+
+        data = png(12, 9)
+        link = upload(a.url, "image", "shared.png", "image/png", data, channel="scale")
+        assert link.startswith("http://media.team.test/demo/images/")
+        # Made by A, read on B (and on A).
+        for server in (b, a):
+            status, body, _ = request(link.replace("http://media.team.test", server.url))
+            assert status == 200 and body == data
+
+        # Clocks are per instance: 15 days on at B, A's 14-day link has expired there (not at A), and B's
+        # listing holds A's upload with a link B signed at its own now, which B serves.
+        status, _, _ = request(f"{b.url}/_mockcdn/clock/advance", "POST", json.dumps({"seconds": 15 * 86400}).encode(),
+                               {"Content-Type": "application/json"})
+        assert status == 200
+        assert request(link.replace("http://media.team.test", b.url))[0] == 403
+        assert request(link.replace("http://media.team.test", a.url))[0] == 200
+        status, body, _ = request(f"{b.url}/channels/messaging/scale/uploads?api_key=demo-key", headers=SERVER_TOKEN)
+        assert status == 200, body
+        files = [item["file"] for item in json.loads(body)["uploads"]]
+        assert len(files) == 1 and files[0].split("?")[0] == link.split("?")[0] and files[0] != link
+        status, body, _ = request(files[0].replace("http://media.team.test", b.url))
+        assert status == 200 and body == data
+
+        # The bytes and the record live in the bucket under the prefix.
+        keys = [item["Key"] for item in moto.s3().list_objects_v2(Bucket=name, Prefix="dev/")["Contents"]]
+        assert any(key.startswith("dev/meta/demo/images/") for key in keys)
+        assert any(key.startswith("dev/blobs/demo/images/") for key in keys)
+
+        # Deleted through B: A answers 404 in its S3 envelope.
+        status, body, _ = request(f"{b.url}/channels/messaging/scale/image?api_key=demo-key&url={link}", "DELETE",
+                                  headers=SERVER_TOKEN)
+        assert status == 200, body
+        status, body, _ = request(link.replace("http://media.team.test", a.url))
+        assert status == 404 and b"<Code>NoSuchKey</Code>" in body
+
+
+def test_a_stopped_endpoint_is_503_in_each_envelope_and_degraded_health(moto):
+    name = bucket(moto)
+    with launch("--store", f"s3://{name}", env=s3_env(moto)) as server:
+        link = upload(server.url, "image", "before.png", "image/png", png(), channel="outage")
+        assert request(link)[0] == 200
+        moto.stop()
+        began = time.monotonic()
+        status, body, _ = request(link)
+        assert status == 503 and b"<Code>ServiceUnavailable</Code>" in body, body
+        boundary = "x" + uuid.uuid4().hex
+        status, body, _ = request(
+            f"{server.url}/channels/messaging/outage/image?api_key=demo-key", "POST",
+            (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n'
+             f"Content-Type: image/png\r\n\r\n").encode() + png() + f"\r\n--{boundary}--\r\n".encode(),
+            {"Authorization": jwt(), "stream-auth-type": "jwt",
+             "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        assert status == 503 and json.loads(body)["StatusCode"] == 503, body
+        assert time.monotonic() - began < 60
+        state = health(server.url)
+        assert state["status"] == "degraded" and state["store"] == "s3" and "reason" in state
+
+
+def test_a_missing_bucket_stops_the_start_with_the_reason(moto):
+    process = subprocess.run(
+        [str(__import__("support").BINARY), "serve", "--port", "0", "--store", "s3://no-such-bucket-here"],
+        env={**__import__("os").environ, **s3_env(moto)}, capture_output=True, text=True, timeout=60)
+    assert process.returncode != 0
+    assert "NoSuchBucket" in process.stderr and "no-such-bucket-here" in process.stderr
