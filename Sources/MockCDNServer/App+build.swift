@@ -139,7 +139,7 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
         apps: try AppRegistry(configuration.apps, reserving: routePrefixes),
         store: store,
         clock: configuration.clock,
-        channels: ChannelDirectory(),
+        state: (store as? S3ObjectStore).map { S3AppState(client: $0.client) } ?? LocalAppState(),
         links: LinkSigner(
             base: configuration.publicURL ?? "http://\(hostForURL(configuration.host)):\(configuration.port)"
         ),
@@ -202,14 +202,14 @@ func addRoutes(
         auth: services.streamAuth,
         store: services.store,
         clock: services.clock,
-        channels: services.channels,
+        state: services.state,
         links: services.links
     ).addRoutes(to: stream)
     StreamUploadController(
         auth: services.streamAuth,
         store: services.store,
         clock: services.clock,
-        channels: services.channels,
+        state: services.state,
         links: services.links,
         variants: services.variants,
         uploads: services.uploads,

@@ -10,7 +10,8 @@ struct ServerServices: Sendable {
     let apps: AppRegistry
     let store: any ObjectStore
     let clock: MockClock
-    let channels: ChannelDirectory
+    /// Channel members and `PATCH /app` settings: in the process, or in the bucket with the S3 store.
+    let state: any AppState
     let links: LinkSigner
     let variants: VariantCache
     let journal: Journal
@@ -32,8 +33,7 @@ struct ServerServices: Sendable {
         self.journal.clear()
         self.faults.clear()
         self.clock.reset()
-        self.channels.removeAll()
-        for app in self.apps.apps { app.resetUploadConfigs() }
+        try await self.state.reset(self.apps.apps)
         self.variants.removeAll()
         self.verifiedCredentials.removeAll()
         try await self.store.removeAll()
@@ -46,7 +46,9 @@ struct ServerServices: Sendable {
     var posters: VideoPosters { VideoPosters(store: self.store, clock: self.clock, epoch: self.epoch) }
 
     /// The one upload path, into this store.
-    var uploads: UploadReceiver { UploadReceiver(store: self.store, clock: self.clock, epoch: self.epoch) }
+    var uploads: UploadReceiver {
+        UploadReceiver(store: self.store, state: self.state, clock: self.clock, epoch: self.epoch)
+    }
 
     /// Stream's JWT auth over these apps and this clock.
     var streamAuth: StreamAuthenticator { StreamAuthenticator(apps: self.apps, clock: self.clock) }

@@ -189,7 +189,7 @@ extension ServerServices {
             apps: self.apps,
             store: store,
             clock: self.clock,
-            channels: self.channels,
+            state: self.state,
             links: self.links,
             variants: self.variants,
             journal: self.journal,

@@ -118,6 +118,32 @@ def test_two_instances_share_objects_listings_and_deletes(moto):
         assert any(key.startswith("dev/meta/demo/images/") for key in keys)
         assert any(key.startswith("dev/blobs/demo/images/") for key in keys)
 
+        # Members added through A are members on B: carol's listing on B is refused, then allowed.
+        carol = {"Authorization": jwt({"user_id": "carol"}), "stream-auth-type": "jwt"}
+        listing = f"{b.url}/channels/messaging/scale/uploads?api_key=demo-key"
+        assert request(listing, headers=carol)[0] == 403
+        status, body, _ = request(f"{a.url}/channels/messaging/scale/members?api_key=demo-key", "POST",
+                                  json.dumps({"user_ids": ["carol"]}).encode(),
+                                  {**SERVER_TOKEN, "Content-Type": "application/json"})
+        assert status == 201, body
+        assert request(listing, headers=carol)[0] == 200
+
+        # Upload settings changed through A are enforced by B, and B reports them.
+        status, body, _ = request(f"{a.url}/app?api_key=demo-key", "PATCH",
+                                  json.dumps({"file_upload_config": {"blocked_file_extensions": ["txt"]}}).encode(),
+                                  {**SERVER_TOKEN, "Content-Type": "application/json"})
+        assert status == 201, body
+        status, body, _ = request(f"{b.url}/app?api_key=demo-key", headers=SERVER_TOKEN)
+        assert json.loads(body)["app"]["file_upload_config"]["blocked_file_extensions"] == ["txt"]
+        boundary = "x" + uuid.uuid4().hex
+        status, body, _ = request(
+            f"{b.url}/channels/messaging/scale/file?api_key=demo-key", "POST",
+            (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="notes.txt"\r\n'
+             f"Content-Type: text/plain\r\n\r\nhello\r\n--{boundary}--\r\n").encode(),
+            {"Authorization": jwt(), "stream-auth-type": "jwt",
+             "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        assert status == 400 and json.loads(body)["code"] == 4, body
+
         # Deleted through B: A answers 404 in its S3 envelope.
         status, body, _ = request(f"{b.url}/channels/messaging/scale/image?api_key=demo-key&url={link}", "DELETE",
                                   headers=SERVER_TOKEN)

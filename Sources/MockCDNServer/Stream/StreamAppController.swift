@@ -9,7 +9,7 @@ struct StreamAppController {
     let auth: StreamAuthenticator
     let store: any ObjectStore
     let clock: MockClock
-    let channels: ChannelDirectory
+    let state: any AppState
     let links: LinkSigner
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
@@ -17,7 +17,7 @@ struct StreamAppController {
         for path in ["app", "api/v2/app"] {
             router.get(RouterPath(path)) { request, context in
                 try await self.auth.answer(request, context: context) {
-                    try self.settings(context: context, caller: $0)
+                    try await self.settings(context: context, caller: $0)
                 }
             }
             router.patch(RouterPath(path)) { request, context in
@@ -67,13 +67,13 @@ struct StreamAppController {
         let duration: String
     }
 
-    func settings(context: AppRequestContext, caller: StreamCaller) throws -> SettingsResponse {
+    func settings(context: AppRequestContext, caller: StreamCaller) async throws -> SettingsResponse {
         let app = try caller.requireServer().app
         return SettingsResponse(
             app: .init(
                 name: app.id,
-                fileUploadConfig: app.uploadConfig(.file),
-                imageUploadConfig: app.uploadConfig(.image)
+                fileUploadConfig: try await self.state.uploadConfig(.file, app: app),
+                imageUploadConfig: try await self.state.uploadConfig(.image, app: app)
             ),
             duration: context.duration
         )
@@ -90,8 +90,8 @@ struct StreamAppController {
         {
             throw StreamAPIError.input("size_limit must not be negative")
         }
-        if let config = update.fileUploadConfig { app.setUploadConfig(config, for: .file) }
-        if let config = update.imageUploadConfig { app.setUploadConfig(config, for: .image) }
+        if let config = update.fileUploadConfig { try await self.state.setUploadConfig(config, for: .file, app: app) }
+        if let config = update.imageUploadConfig { try await self.state.setUploadConfig(config, for: .image, app: app) }
         return EditedResponse(status: .created, response: .init(duration: context.duration))
     }
 
@@ -116,7 +116,7 @@ struct StreamAppController {
         guard !members.userIDs.isEmpty, members.userIDs.allSatisfy({ !$0.isEmpty && $0.count <= 255 }) else {
             throw StreamAPIError.input("user_ids must name at least one user, each at most 255 characters")
         }
-        self.channels.add(members.userIDs, app: app.id, channel: channel)
+        try await self.state.addMembers(members.userIDs, app: app, channel: channel)
         return EditedResponse(status: .created, response: .init(duration: context.duration))
     }
 
@@ -147,7 +147,7 @@ struct StreamAppController {
         let app = caller.app
         let channel = try StreamRequest.channel(context)
         if !caller.claims.isServer {
-            guard let user = caller.claims.userID, self.channels.isMember(user, app: app.id, channel: channel)
+            guard let user = caller.claims.userID, try await self.state.isMember(user, app: app, channel: channel)
             else {
                 throw StreamAPIError.notAllowed("user is not a member of channel \(channel)")
             }

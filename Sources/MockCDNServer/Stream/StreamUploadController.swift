@@ -10,7 +10,7 @@ struct StreamUploadController {
     let auth: StreamAuthenticator
     let store: any ObjectStore
     let clock: MockClock
-    let channels: ChannelDirectory
+    let state: any AppState
     let links: LinkSigner
     let variants: VariantCache
     let uploads: UploadReceiver
@@ -113,7 +113,7 @@ struct StreamUploadController {
             if received.object.owner != user {
                 try await self.store.updateMetadata(received.key) { $0.owner = user }
             }
-            if let channel, let user { self.channels.add([user], app: app.id, channel: channel) }
+            if let channel, let user { try await self.state.addMembers([user], app: app, channel: channel) }
 
             let now = self.clock.unixSeconds
             let base = self.links.base(for: request)

@@ -21,6 +21,8 @@ enum UploadFailure: Error {
 /// collects the small named fields. Nothing stays stored when it throws.
 struct UploadReceiver: Sendable {
     let store: any ObjectStore
+    /// The app's upload settings as `PATCH /app` left them.
+    let state: any AppState
     let clock: MockClock
     /// Moves on at every reset: an upload that commits after one removes itself.
     let epoch: ResetEpoch
@@ -58,7 +60,8 @@ struct UploadReceiver: Sendable {
         owner: @escaping ([String: ByteBuffer]) throws -> String?,
         extras: [String: String]
     ) async throws -> Received {
-        let limit = UploadPolicy.sizeLimit(app.uploadConfig(kind))
+        let config = try await self.state.uploadConfig(kind, app: app)
+        let limit = UploadPolicy.sizeLimit(config)
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit + Self.multipartAllowance {
             throw UploadFailure.tooLarge(limit: limit)
         }
@@ -98,7 +101,7 @@ struct UploadReceiver: Sendable {
                         folder: folder,
                         owner: try owner(fields),
                         extras: extras,
-                        limit: limit
+                        config: config
                     )
                 } else if let name = part.name, fieldNames.contains(name) {
                     fields[name] = try await Self.collectField(&body, name: name)
@@ -145,8 +148,9 @@ struct UploadReceiver: Sendable {
         folder: String,
         owner: String?,
         extras: [String: String],
-        limit: Int
+        config: UploadConfig
     ) async throws -> ObjectMetadata {
+        let limit = UploadPolicy.sizeLimit(config)
         var body = body
         var head = ByteBuffer()
         while head.readableBytes < MediaSniffer.prefixLength, var chunk = try await body.next() {
@@ -161,7 +165,7 @@ struct UploadReceiver: Sendable {
                 fileName: part.fileName ?? fileName,
                 declaredType: part.contentType,
                 prefix: Array(head.readableBytesView.prefix(MediaSniffer.prefixLength)),
-                config: app.uploadConfig(kind)
+                config: config
             )
         } catch {
             throw UploadFailure.input(error.message)
