@@ -68,4 +68,18 @@ struct DockerRecipeTests {
         let dockerignore = try Self.read(".dockerignore")
         #expect(dockerignore.contains(".build"))
     }
+
+    @Test("compose.scale.yaml: two replicas on one bucket, with one public URL, behind a load balancer")
+    func scaleOut() throws {
+        let text = try Self.read("docker/compose.scale.yaml")
+        #expect(text.contains("mockcdn-a: &mockcdn") && text.contains("mockcdn-b: *mockcdn"))
+        #expect(text.contains("MOCKCDN_STORE: s3://mockcdn/team"))
+        #expect(text.contains("AWS_ENDPOINT_URL_S3: http://s3:8333"))
+        #expect(text.contains("MOCKCDN_PUBLIC_URL: http://localhost:8080"))
+        #expect(text.contains("create-bucket") && text.contains("--bucket\", \"mockcdn"))
+        #expect(text.contains("server mockcdn-a:8080;") && text.contains("server mockcdn-b:8080;"))
+        #expect(text.contains("/_mockcdn/health") && text.contains("8080:80"))
+        // The load balancer passes the client's Host, and streams uploads instead of buffering them.
+        #expect(text.contains("proxy_set_header Host $$http_host;") && text.contains("proxy_request_buffering off;"))
+    }
 }
