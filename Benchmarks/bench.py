@@ -121,12 +121,12 @@ class Measure:
 
 
 class MockCDN:
-    def __init__(self, binary, *flags):
+    def __init__(self, binary, *flags, env=None):
         self.binary = binary
         self.port = free_port()
         self.process = subprocess.Popen(
             pinned(0, [binary, "serve", "--port", str(self.port), "--log-level", "error", *flags]),
-            stdout=subprocess.DEVNULL, cwd=REPO,
+            stdout=subprocess.DEVNULL, cwd=REPO, env={**os.environ, **(env or {})},
         )
         if not wait_200(self.port, "/_mockcdn/health"):
             sys.exit("mockcdn did not start")
@@ -274,6 +274,27 @@ def describe(binary):
     return f"{binary} ({version or 'no version'})"
 
 
+def s3_store_read(binary, moto_port, data, seconds, runs, memory_rate, moto_rate):
+    """The 64 KiB FAT read through the S3 store (a bucket on the benchmark's moto_server), as a ratio to the
+    same read on the memory store and to moto's own presigned GET, each from its own runs."""
+    import boto3
+
+    env = {"AWS_ENDPOINT_URL_S3": f"http://127.0.0.1:{moto_port}", "AWS_ACCESS_KEY_ID": "test",
+           "AWS_SECRET_ACCESS_KEY": "test", "AWS_REGION": "us-east-1"}
+    boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL_S3"], aws_access_key_id="test",
+                 aws_secret_access_key="test", region_name="us-east-1").create_bucket(Bucket="bench-store")
+    server = MockCDN(binary, "--store", "s3://bench-store/bench", "--fixtures", "none", env=env)
+    try:
+        plain = server.upload(data, "small.bin").split("?", 1)[0]
+        fat = server.cli("token", "fat", "--user-id", "bench", "--ttl", "86400")
+        checked("MockCDN on the S3 store", plain, data, [f"fat: {fat}"])
+        rate = Measure([wrk(plain, seconds, [f"fat: {fat}"]) for _ in range(runs)])
+    finally:
+        server.stop()
+    return (f"| 64 KiB, FAT header, S3 store (moto_server) | {rate} | {rate.median / memory_rate.median:.2f}x the "
+            f"memory store | {rate.median / moto_rate.median:.2f}x moto's own GET | | | |")
+
+
 def moto_presigned(port, data):
     import boto3
     from botocore.config import Config
@@ -383,6 +404,8 @@ def main():
         moto_rate = Measure([wrk(moto_url, args.seconds) for _ in range(args.runs)])
         presigned = results["64 KiB, SigV4 presigned"]
         rows.append(f"| 64 KiB, moto_server presigned GET (for scale) | {moto_rate} | | | | | |")
+        rows.append(s3_store_read(args.binary, moto_port, small, args.seconds, args.runs,
+                                  results["64 KiB, FAT header"], moto_rate))
         rows.append(f"\nMockCDN's SigV4 read is {presigned.median / moto_rate.median:.1f}x moto_server's.")
 
         time.sleep(1)

@@ -180,3 +180,124 @@ def test_a_missing_bucket_stops_the_start_with_the_reason(moto):
         env={**__import__("os").environ, **s3_env(moto)}, capture_output=True, text=True, timeout=60)
     assert process.returncode != 0
     assert "NoSuchBucket" in process.stderr and "no-such-bucket-here" in process.stderr
+
+
+class DelayingProxy:
+    """A TCP proxy in front of moto that holds each answer from S3 for `delay` seconds: a slow store."""
+
+    def __init__(self, upstream_port: int, delay: float):
+        import threading
+
+        self.delay = delay
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        self.upstream_port = upstream_port
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        import threading
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
+            threading.Thread(target=self.pipe, args=(client, upstream, 0), daemon=True).start()
+            threading.Thread(target=self.pipe, args=(upstream, client, self.delay), daemon=True).start()
+
+    @staticmethod
+    def pipe(source, target, delay):
+        try:
+            while chunk := source.recv(65536):
+                if delay:
+                    time.sleep(delay)
+                target.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for end in (source, target):
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self):
+        self.listener.close()
+
+
+def test_a_slow_store_answers_within_the_time_limit(moto):
+    name = bucket(moto)
+    shared = ("--store", f"s3://{name}", "--public-url", "http://media.team.test")
+    with launch(*shared, env=s3_env(moto)) as fast:
+        link = upload(fast.url, "image", "slow.png", "image/png", png(), channel="slow")
+    # A little slow (0.3 s per answer): still served. Very slow (15 s, past the 10-s limit): 503 within it.
+    for delay, expected in ((0.3, 200), (15, 503)):
+        proxy = DelayingProxy(moto.port, delay)
+        env = {**s3_env(moto), "AWS_ENDPOINT_URL_S3": f"http://127.0.0.1:{proxy.port}"}
+        try:
+            with launch(*shared, "--fixtures", "none", env=env) as server:
+                began = time.monotonic()
+                status, body, _ = request(link.replace("http://media.team.test", server.url))
+                took = time.monotonic() - began
+                assert status == expected, body
+                if expected == 503:
+                    assert b"<Code>ServiceUnavailable</Code>" in body and took < 25, took
+        finally:
+            proxy.close()
+
+
+def test_sigkill_mid_upload_leaves_nothing_visible_and_reset_aborts_the_open_upload(moto):
+    import os
+    import re
+    import signal
+
+    from support import BINARY
+
+    name = bucket(moto)
+    s3 = moto.s3()
+    process = subprocess.Popen([str(BINARY), "serve", "--port", "0", "--fixtures", "none", "--store", f"s3://{name}"],
+                               stdout=subprocess.PIPE, text=True, env={**os.environ, **s3_env(moto)})
+    try:
+        port = int(re.search(r"ready on http://[^:]+:(\d+)", process.stdout.readline()).group(1))
+        size = 24 * 1024 * 1024
+        boundary = "k" + uuid.uuid4().hex
+        head = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n'
+                f"Content-Type: application/octet-stream\r\n\r\n").encode()
+        tail = f"\r\n--{boundary}--\r\n".encode()
+        connection = socket.create_connection(("127.0.0.1", port))
+        connection.sendall(
+            (f"POST /channels/messaging/kill/file?api_key=demo-key HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+             f"Authorization: {jwt()}\r\nstream-auth-type: jwt\r\n"
+             f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
+             f"Content-Length: {len(head) + size + len(tail)}\r\n\r\n").encode() + head)
+        chunk = os.urandom(1024 * 1024)
+        for _ in range(18):  # past two 8-MiB parts
+            connection.sendall(chunk)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not s3.list_multipart_uploads(Bucket=name).get("Uploads"):
+            time.sleep(0.1)
+        assert s3.list_multipart_uploads(Bucket=name).get("Uploads"), "no multipart upload was started"
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=20)
+        connection.close()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+    # Killed mid-upload: no record, so nothing is visible to any instance; the parts sit in an open upload.
+    keys = [item["Key"] for item in s3.list_objects_v2(Bucket=name).get("Contents", [])]
+    assert not any(key.startswith("meta/") for key in keys), keys
+    with launch("--store", f"s3://{name}", "--fixtures", "none", env=s3_env(moto)) as other:
+        status, body, _ = request(f"{other.url}/channels/messaging/kill/uploads?api_key=demo-key",
+                                  headers=SERVER_TOKEN)
+        assert status == 200 and json.loads(body)["uploads"] == []
+        # A reset (or a bucket lifecycle rule) aborts what the killed process left open.
+        status, _, _ = request(f"{other.url}/_mockcdn/reset", "POST", b"{}", {"Content-Type": "application/json"})
+        assert status == 200
+    assert not s3.list_multipart_uploads(Bucket=name).get("Uploads")
+    assert not s3.list_objects_v2(Bucket=name).get("Contents")

@@ -67,6 +67,10 @@ public protocol ObjectStore: Sendable {
     /// its bytes in memory: a read can then answer with them in one write instead of streaming. Nil when the
     /// store does not keep bytes in memory, or has no such object.
     func resident(_ key: ObjectKey) async throws -> (metadata: ObjectMetadata, bytes: ByteBuffer)?
+
+    /// Removes every object (`/_mockcdn/reset`); a requirement, so a store's own way (the S3 store also aborts
+    /// open multipart uploads) is the one a reset through `any ObjectStore` runs.
+    func removeAll() async throws
 }
 
 extension ObjectStore {
