@@ -10,7 +10,7 @@ VIDEO_PACKAGES := ffmpeg
 BROWSER_PACKAGES := chromium chromium-driver
 # Real peers for the compatibility suite and the OpenAPI check.
 # Stream's Python server SDKs are pinned: the compat suite checks MockCDN against these exact releases.
-PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium stream-chat==4.33.0 getstream==7.0.0 'moto[server]'
+PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium stream-chat==4.33.0 getstream==7.0.0 'moto[server]' pytest-xdist
 SERVE_FLAGS ?=
 # The Python peers live in a virtualenv of the project's (Debian 12 and Ubuntu refuse `pip install` into the
 # system Python, PEP 668). It sees the system's packages too, so what is already installed is not fetched
@@ -57,7 +57,7 @@ venv:
 
 ## py-deps: the Python peers (botocore, awscli, ...), installed into .venv with pip only when one is missing.
 py-deps: venv
-	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium, moto, flask; \
+	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium, moto, flask, xdist; \
 		from importlib.metadata import version as v; \
 		assert v('stream-chat') == '4.33.0' and v('getstream') == '7.0.0'" 2>/dev/null \
 		&& command -v aws >/dev/null && command -v moto_server >/dev/null; then :; else \
@@ -91,10 +91,11 @@ test-consumer: deps video-deps
 	$(SWIFT) build --build-tests --package-path Tests/ExampleConsumer --scratch-path .build
 	SWIFT=$(SWIFT) scripts/swift-test-bounded.sh 300 --package-path Tests/ExampleConsumer --scratch-path .build --skip-build
 
-## test-compat: real AWS tooling (botocore's CloudFrontSigner, aws cloudfront sign) against the real binary.
+## test-compat: real AWS tooling (botocore's CloudFrontSigner, aws cloudfront sign), moto_server and the Stream
+## SDKs against the real binary; two pytest workers (pytest-xdist), since most tests wait on servers.
 test-compat: deps video-deps browser-deps py-deps
 	SWIFT=$(SWIFT) scripts/build-server.sh
-	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q Tests/compat
+	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q -n 2 Tests/compat
 
 ## client-isolation: MockCDNClient builds on its own: no server, Hummingbird or NIO module is compiled; the
 ## package declares the iOS 15 floor the client keeps.
