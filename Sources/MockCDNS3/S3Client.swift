@@ -47,10 +47,7 @@ public final class S3Client: Sendable {
     ///   - retries: how many times an idempotent request is tried again.
     public init(location: S3Location, timeout: Duration = .seconds(10), retries: Int = 2) {
         self.location = location
-        self.timeout = .nanoseconds(
-            Int64(timeout.components.seconds) * 1_000_000_000
-                + Int64(timeout.components.attoseconds / 1_000_000_000)
-        )
+        self.timeout = TimeAmount(timeout)
         self.retries = retries
         self.http = Self.pool
     }

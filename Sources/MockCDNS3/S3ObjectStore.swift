@@ -183,10 +183,10 @@ public final class S3ObjectStore: ObjectStore {
         for upload in try await self.client.incompleteUploads(prefix: self.prefix) {
             try await self.client.abortMultipartUpload(upload.key, uploadID: upload.uploadID)
         }
-        for name in try await self.client.listKeys(prefix: self.prefix) where name.hasPrefix(self.prefix + "meta/") {
-            try await self.client.deleteObject(name)
-        }
-        for name in try await self.client.listKeys(prefix: self.prefix) {
+        // One listing; the records go first.
+        let names = try await self.client.listKeys(prefix: self.prefix)
+        let records = self.prefix + "meta/"
+        for name in names.filter({ $0.hasPrefix(records) }) + names.filter({ !$0.hasPrefix(records) }) {
             try await self.client.deleteObject(name)
         }
     }
