@@ -13,7 +13,7 @@ import NIOCore
 ///   bytes are invisible, and a replaced object's old bytes stay readable until the new record lands.
 ///
 /// A body over the limit, a client that goes away, or a store error aborts the multipart upload and removes the
-/// blob: nothing partial is ever visible. A crash between the blob and its record leaves an orphan blob that no
+/// blob (`discard`, retried while the store is away): nothing partial is ever visible. A crash between the blob and its record leaves an orphan blob that no
 /// record names; `removeAll` sweeps it, and a bucket lifecycle rule (AbortIncompleteMultipartUpload) ends
 /// uploads a killed process left open.
 public final class S3ObjectStore: ObjectStore {
@@ -86,11 +86,31 @@ public final class S3ObjectStore: ObjectStore {
         } catch {
             // Not cancelled with the request: a client that went away must still leave nothing behind.
             let client = self.client
-            await Task.detached {
-                if let upload { try? await client.abortMultipartUpload(blob, uploadID: upload) }
-                try? await client.deleteObject(blob)
-            }.value
+            await Task.detached { await Self.discard(blob, upload: upload, client: client) }.value
             throw error
+        }
+    }
+
+    /// Aborts an unfinished put's multipart upload and deletes its blob: once within 3 seconds, for the answer
+    /// to wait on; when the store does not answer then (the outage that failed the put), again in the
+    /// background 1, 2, 4, ... 64 seconds later, about two minutes in all. An upload still open after that is
+    /// ended by a reset, or by the bucket's lifecycle rule; it is never visible, as no record names it.
+    static func discard(_ blob: String, upload: String?, client: S3Client) async {
+        @Sendable func attempt(_ client: S3Client) async -> Bool {
+            do {
+                if let upload { try await client.abortMultipartUpload(blob, uploadID: upload) }
+                try await client.deleteObject(blob)
+                return true
+            } catch {
+                return false
+            }
+        }
+        guard await !attempt(S3Client(location: client.location, timeout: .seconds(3), retries: 0)) else { return }
+        Task.detached {
+            for delay in [1, 2, 4, 8, 16, 32, 64] {
+                try? await Task.sleep(for: .seconds(delay))
+                if await attempt(client) { return }
+            }
         }
     }
 

@@ -133,19 +133,21 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
     } else {
         store = MemoryObjectStore(byteBudget: configuration.memoryStoreBytes)
     }
+    let s3 = store as? S3ObjectStore
     if let wrap = configuration.storeWrapper { store = wrap(store) }
     let metrics = ServerMetrics()
     return ServerServices(
         apps: try AppRegistry(configuration.apps, reserving: routePrefixes),
         store: store,
         clock: configuration.clock,
-        state: (store as? S3ObjectStore).map { S3AppState(client: $0.client) } ?? LocalAppState(),
+        state: s3.map { S3AppState(client: $0.client) } ?? LocalAppState(),
         links: LinkSigner(
             base: configuration.publicURL ?? "http://\(hostForURL(configuration.host)):\(configuration.port)"
         ),
         variants: VariantCache(
             memoryLimit: configuration.variantCacheBytes,
             directory: configuration.dataDirectory.map { $0 + "/variants" },
+            shared: configuration.s3Variants ? s3.map { S3VariantStore(client: $0.client) } : nil,
             onLookup: { metrics.variantLookup(hit: $0) }
         ),
         journal: Journal(capacity: configuration.journalCapacity),

@@ -36,6 +36,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ServeSetting.s3PathStyle.argumentHelp)
     var s3PathStyle: String?
 
+    @Option(help: ServeSetting.s3Variants.argumentHelp)
+    var s3Variants: String?
+
     @Option(help: ServeSetting.publicURL.argumentHelp)
     var publicURL: String?
 
@@ -73,6 +76,7 @@ struct Serve: AsyncParsableCommand {
                 .dataDir: self.dataDir,
                 .store: self.store,
                 .s3PathStyle: self.s3PathStyle,
+                .s3Variants: self.s3Variants,
                 .publicURL: self.publicURL,
                 .logLevel: self.logLevel,
                 .variantCacheMB: self.variantCacheMb,

@@ -1,6 +1,7 @@
 import Foundation
 import MockCDNCore
 import NIOCore
+import Synchronization
 import Testing
 
 /// The variant cache's disk copy: bounded in bytes, and never keeping what a delete dropped.
@@ -202,5 +203,58 @@ struct VariantCacheTests {
         }
         #expect(String(buffer: read.bytes) == "rendered")
         #expect(try Data(contentsOf: secret) == Data("image/png\nSECRET".utf8))
+    }
+
+    /// A shared store in memory, as the S3 one behaves: names to stored forms.
+    final class SharedStore: SharedVariantStore {
+        let objects = Mutex<[String: ByteBuffer]>([:])
+        var names: [String] { self.objects.withLock { Array($0.keys) } }
+        func load(_ name: String) async -> ImageVariant? {
+            self.objects.withLock { $0[name] }.flatMap { ImageVariant(stored: $0) }
+        }
+        func save(_ variant: ImageVariant, as name: String) async {
+            self.objects.withLock { $0[name] = variant.stored }
+        }
+        func remove(namesStartingWith prefix: String) async {
+            self.objects.withLock { objects in objects = objects.filter { !$0.key.hasPrefix(prefix) } }
+        }
+    }
+
+    @Test("a variant one instance rendered serves another from the shared store; a drop removes it there too")
+    func sharedStore() async throws {
+        let shared = SharedStore()
+        let a = VariantCache(memoryLimit: 1 << 20, directory: nil, shared: shared)
+        let b = VariantCache(memoryLimit: 1 << 20, directory: nil, shared: shared)
+        let renders = Counter()
+        for cache in [a, b] {
+            let variant = try await cache.variant(object: "demo/a.png", etag: "e", transform: "w=1") {
+                renders.increment()
+                return ImageVariant(bytes: ByteBuffer(string: "small"), contentType: "image/webp")
+            }
+            #expect(String(buffer: variant.bytes) == "small" && variant.contentType == "image/webp")
+        }
+        #expect(renders.value == 1)
+        _ = try await a.variant(object: "demo/b.png", etag: "e", transform: "w=1") { Self.variant("other") }
+        #expect(shared.names.count == 2)
+
+        b.drop(object: "demo/a.png")
+        for _ in 0..<200 where shared.names.count > 1 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(shared.names.count == 1)
+        // A (which still holds it in memory) is unaffected; a new cache renders again.
+        let c = VariantCache(memoryLimit: 1 << 20, directory: nil, shared: shared)
+        _ = try await c.variant(object: "demo/a.png", etag: "e", transform: "w=1") {
+            renders.increment()
+            return Self.variant("again")
+        }
+        #expect(renders.value == 2)
+    }
+
+    @Test("a stored form whose content type is not printable ASCII is no variant")
+    func storedFormRefused() {
+        let variant = ImageVariant(bytes: ByteBuffer(string: "\u{0}bytes\n"), contentType: "image/png")
+        let back = ImageVariant(stored: variant.stored)
+        #expect(back?.contentType == "image/png" && back?.bytes == variant.bytes)
+        #expect(ImageVariant(stored: ByteBuffer(string: "image/png\r\nX-Evil: 1\nbytes")) == nil)
+        #expect(ImageVariant(stored: ByteBuffer(string: "no newline")) == nil)
     }
 }

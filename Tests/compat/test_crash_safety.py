@@ -74,9 +74,10 @@ def test_uploads_survive_sigkill_whole_or_not_at_all():
     confirmed: dict[str, str] = {}
     rng = random.Random(20261121)
     port = free_port()
+    # The server each restart brings up is checked, then takes the next cycle's uploads and is killed in turn.
+    process, base = start(data_dir, port)
     try:
         for cycle in range(CYCLES):
-            process, base = start(data_dir, port)
             batch = {f"c{cycle:02d}-{i:02d}.bin": os.urandom(rng.randint(16 * 1024, 256 * 1024)) for i in range(UPLOADS)}
             sent.update(batch)
             results: dict[str, str] = {}
@@ -103,32 +104,30 @@ def test_uploads_survive_sigkill_whole_or_not_at_all():
             confirmed.update(results)
 
             process, base = start(data_dir, port)
-            try:
-                leftovers = os.listdir(os.path.join(data_dir, "tmp"))
-                assert leftovers == [], f"cycle {cycle}: temporary files left after restart: {leftovers}"
-                for name, link in results.items():
-                    status, body, _ = request(link)
-                    assert status == 200, f"cycle {cycle}: {name} was answered 201 but reads {status}"
-                    assert hashlib.sha256(body).digest() == hashlib.sha256(batch[name]).digest(), f"{name} differs"
-                status, listing, _ = request(
-                    f"{base}/channels/messaging/crash/uploads?api_key=demo-key&limit=1000",
-                    headers={"Authorization": jwt({"server": True})},
-                )
-                assert status == 200, listing
-                listed = json.loads(listing)["uploads"]
-                names = {item["name"] for item in listed}
-                assert set(confirmed) <= names, f"cycle {cycle}: confirmed uploads missing: {set(confirmed) - names}"
-                for item in listed:
-                    if not item["name"].startswith(f"c{cycle:02d}-"):
-                        continue
-                    assert item["size"] == len(sent[item["name"]]), f"cycle {cycle}: {item['name']} listed half-written"
-                    status, body, _ = request(item["file"])
-                    assert status == 200 and body == sent[item["name"]], f"cycle {cycle}: {item['name']} not whole"
-            finally:
-                process.send_signal(signal.SIGTERM)
-                process.wait(timeout=20)
+            leftovers = os.listdir(os.path.join(data_dir, "tmp"))
+            assert leftovers == [], f"cycle {cycle}: temporary files left after restart: {leftovers}"
+            for name, link in results.items():
+                status, body, _ = request(link)
+                assert status == 200, f"cycle {cycle}: {name} was answered 201 but reads {status}"
+                assert hashlib.sha256(body).digest() == hashlib.sha256(batch[name]).digest(), f"{name} differs"
+            status, listing, _ = request(
+                f"{base}/channels/messaging/crash/uploads?api_key=demo-key&limit=1000",
+                headers={"Authorization": jwt({"server": True})},
+            )
+            assert status == 200, listing
+            listed = json.loads(listing)["uploads"]
+            names = {item["name"] for item in listed}
+            assert set(confirmed) <= names, f"cycle {cycle}: confirmed uploads missing: {set(confirmed) - names}"
+            for item in listed:
+                if not item["name"].startswith(f"c{cycle:02d}-"):
+                    continue
+                assert item["size"] == len(sent[item["name"]]), f"cycle {cycle}: {item['name']} listed half-written"
+                status, body, _ = request(item["file"])
+                assert status == 200 and body == sent[item["name"]], f"cycle {cycle}: {item['name']} not whole"
         print(f"\ncrash safety: {CYCLES} SIGKILLs, {len(confirmed)} of {CYCLES * UPLOADS} uploads answered 201, all intact")
         assert len(confirmed) > 0, "no upload finished before any kill: the kills came too early to test anything"
         assert len(confirmed) < CYCLES * UPLOADS, "every upload finished before its kill: the kills came too late"
     finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=20)
         shutil.rmtree(data_dir, ignore_errors=True)

@@ -8,6 +8,7 @@ import json
 import shutil
 import socket
 import subprocess
+import threading
 import time
 import uuid
 
@@ -152,6 +153,46 @@ def test_two_instances_share_objects_listings_and_deletes(moto):
         assert status == 404 and b"<Code>NoSuchKey</Code>" in body
 
 
+def metric(base: str, name: str) -> float:
+    status, body, _ = request(base + "/metrics")
+    assert status == 200
+    return float(next(line.split()[1] for line in body.decode().splitlines() if line.startswith(name + " ")))
+
+
+def test_with_s3_variants_a_render_on_one_instance_serves_the_other(moto):
+    name = bucket(moto)
+    flags = ("--store", f"s3://{name}/dev", "--public-url", "http://media.team.test", "--s3-variants", "true")
+    with launch(*flags, env=s3_env(moto)) as a, launch(*flags, env=s3_env(moto)) as b:
+        link = upload(a.url, "image", "wide.png", "image/png", png(64, 48), channel="variants")
+        resized = link + "&w=16&h=12"
+        status, small, _ = request(resized.replace("http://media.team.test", a.url))
+        assert status == 200 and small[:4] == b"\x89PNG"
+        keys = [item["Key"] for item in moto.s3().list_objects_v2(Bucket=name, Prefix="dev/variants/")["Contents"]]
+        assert len(keys) == 1
+
+        # B finds A's render in the bucket: the same bytes, a hit and no render of its own.
+        status, again, _ = request(resized.replace("http://media.team.test", b.url))
+        assert status == 200 and again == small
+        assert metric(b.url, "mockcdn_variant_cache_hits_total") == 1
+        assert metric(b.url, "mockcdn_variant_cache_misses_total") == 0
+
+        # Deleted through B: its variants leave the bucket too.
+        status, body, _ = request(f"{b.url}/channels/messaging/variants/image?api_key=demo-key&url={link}", "DELETE",
+                                  headers=SERVER_TOKEN)
+        assert status == 200, body
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and moto.s3().list_objects_v2(Bucket=name, Prefix="dev/variants/").get(
+                "Contents"):
+            time.sleep(0.1)
+        assert not moto.s3().list_objects_v2(Bucket=name, Prefix="dev/variants/").get("Contents")
+
+    # Without the setting, nothing goes to variants/.
+    with launch("--store", f"s3://{name}/plain", env=s3_env(moto)) as c:
+        link = upload(c.url, "image", "wide.png", "image/png", png(64, 48), channel="variants")
+        assert request(link + "&w=16&h=12")[0] == 200
+        assert not moto.s3().list_objects_v2(Bucket=name, Prefix="plain/variants/").get("Contents")
+
+
 def test_a_stopped_endpoint_is_503_in_each_envelope_and_degraded_health(moto):
     name = bucket(moto)
     with launch("--store", f"s3://{name}", env=s3_env(moto)) as server:
@@ -174,6 +215,78 @@ def test_a_stopped_endpoint_is_503_in_each_envelope_and_degraded_health(moto):
         assert state["status"] == "degraded" and state["store"] == "s3" and "reason" in state
 
 
+def open_upload(port: int, channel: str, size: int) -> tuple[socket.socket, bytes]:
+    """Starts a multipart/form-data upload of a `size`-byte file on a raw connection and sends its head; the
+    caller sends the `size` bytes, then the returned tail."""
+    boundary = "k" + uuid.uuid4().hex
+    head = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n'
+            f"Content-Type: application/octet-stream\r\n\r\n").encode()
+    tail = f"\r\n--{boundary}--\r\n".encode()
+    connection = socket.create_connection(("127.0.0.1", port))
+    connection.sendall(
+        (f"POST /channels/messaging/{channel}/file?api_key=demo-key HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+         f"Authorization: {jwt()}\r\nstream-auth-type: jwt\r\n"
+         f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
+         f"Content-Length: {len(head) + size + len(tail)}\r\n\r\n").encode() + head)
+    return connection, tail
+
+
+def test_an_endpoint_gone_mid_upload_is_503_and_leaves_nothing_once_back(moto):
+    import http.client
+    import os
+
+    name = bucket(moto)
+    s3 = moto.s3()
+    proxy = Proxy(moto.port)
+    env = {**s3_env(moto), "AWS_ENDPOINT_URL_S3": f"http://127.0.0.1:{proxy.port}"}
+    try:
+        with launch("--store", f"s3://{name}", "--fixtures", "none", env=env) as server:
+            before = upload(server.url, "image", "before.png", "image/png", png(), channel="gone")
+            stored = sorted(item["Key"] for item in s3.list_objects_v2(Bucket=name)["Contents"])
+            # 9 MiB: the first 8-MiB part goes up while the body streams in; the endpoint goes away once S3
+            # holds it, and the last bytes then need a second part that cannot be sent.
+            body = os.urandom(9 * 1024 * 1024)
+            connection, tail = open_upload(int(server.url.rsplit(":", 1)[1]), "gone", len(body))
+            connection.sendall(body[:-16])
+            deadline = time.monotonic() + 60
+            uploads = []
+            while time.monotonic() < deadline:
+                uploads = s3.list_multipart_uploads(Bucket=name).get("Uploads", [])
+                if uploads and s3.list_parts(Bucket=name, Key=uploads[0]["Key"],
+                                             UploadId=uploads[0]["UploadId"]).get("Parts"):
+                    break
+                time.sleep(0.1)
+            else:
+                pytest.fail("the first part never reached S3")
+            proxy.stop()
+            connection.sendall(body[-16:] + tail)
+            answer = http.client.HTTPResponse(connection)
+            answer.begin()
+            payload = answer.read()
+            connection.close()
+            assert answer.status == 503 and json.loads(payload)["StatusCode"] == 503, payload
+
+            # While it is gone, reads answer 503 in the S3 envelope and health says degraded.
+            status, payload, _ = request(before)
+            assert status == 503 and b"<Code>ServiceUnavailable</Code>" in payload, payload
+            assert health(server.url)["status"] == "degraded"
+
+            # Back: the open upload is aborted by the retries, and nothing of it is in the bucket or listed.
+            proxy.start()
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline and s3.list_multipart_uploads(Bucket=name).get("Uploads"):
+                time.sleep(0.5)
+            assert not s3.list_multipart_uploads(Bucket=name).get("Uploads"), "the multipart upload stayed open"
+            assert sorted(item["Key"] for item in s3.list_objects_v2(Bucket=name)["Contents"]) == stored
+            assert health(server.url)["status"] == "ok"
+            status, payload, _ = request(f"{server.url}/channels/messaging/gone/uploads?api_key=demo-key",
+                                         headers=SERVER_TOKEN)
+            assert status == 200 and [item["name"] for item in json.loads(payload)["uploads"]] == ["before.png"]
+            assert request(before)[0] == 200
+    finally:
+        proxy.stop()
+
+
 def test_a_missing_bucket_stops_the_start_with_the_reason(moto):
     process = subprocess.run(
         [str(__import__("support").BINARY), "serve", "--port", "0", "--store", "s3://no-such-bucket-here"],
@@ -182,30 +295,32 @@ def test_a_missing_bucket_stops_the_start_with_the_reason(moto):
     assert "NoSuchBucket" in process.stderr and "no-such-bucket-here" in process.stderr
 
 
-class DelayingProxy:
-    """A TCP proxy in front of moto that holds each answer from S3 for `delay` seconds: a slow store."""
+class Proxy:
+    """A TCP proxy in front of moto on a port of its own. It can hold each answer from S3 for `delay` seconds
+    (a slow store), and `stop` closes its port and cuts every connection (the endpoint gone) until `start`."""
 
-    def __init__(self, upstream_port: int, delay: float):
-        import threading
-
+    def __init__(self, upstream_port: int, delay: float = 0):
         self.delay = delay
+        self.upstream_port = upstream_port
+        self.port = free_port()
+        self.connections: list[socket.socket] = []
+        self.start()
+
+    def start(self):
         self.listener = socket.socket()
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", 0))
+        self.listener.bind(("127.0.0.1", self.port))
         self.listener.listen(64)
-        self.port = self.listener.getsockname()[1]
-        self.upstream_port = upstream_port
-        threading.Thread(target=self.accept, daemon=True).start()
+        threading.Thread(target=self.accept, args=(self.listener,), daemon=True).start()
 
-    def accept(self):
-        import threading
-
+    def accept(self, listener):
         while True:
             try:
-                client, _ = self.listener.accept()
+                client, _ = listener.accept()
             except OSError:
                 return
             upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
+            self.connections += [client, upstream]
             threading.Thread(target=self.pipe, args=(client, upstream, 0), daemon=True).start()
             threading.Thread(target=self.pipe, args=(upstream, client, self.delay), daemon=True).start()
 
@@ -225,8 +340,14 @@ class DelayingProxy:
                 except OSError:
                     pass
 
-    def close(self):
+    def stop(self):
         self.listener.close()
+        for connection in self.connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self.connections = []
 
 
 def test_a_slow_store_answers_within_the_time_limit(moto):
@@ -236,7 +357,7 @@ def test_a_slow_store_answers_within_the_time_limit(moto):
         link = upload(fast.url, "image", "slow.png", "image/png", png(), channel="slow")
     # A little slow (0.3 s per answer): still served. Very slow (15 s, past the 10-s limit): 503 within it.
     for delay, expected in ((0.3, 200), (15, 503)):
-        proxy = DelayingProxy(moto.port, delay)
+        proxy = Proxy(moto.port, delay)
         env = {**s3_env(moto), "AWS_ENDPOINT_URL_S3": f"http://127.0.0.1:{proxy.port}"}
         try:
             with launch(*shared, "--fixtures", "none", env=env) as server:
@@ -247,7 +368,7 @@ def test_a_slow_store_answers_within_the_time_limit(moto):
                 if expected == 503:
                     assert b"<Code>ServiceUnavailable</Code>" in body and took < 25, took
         finally:
-            proxy.close()
+            proxy.stop()
 
 
 def test_sigkill_mid_upload_leaves_nothing_visible_and_reset_aborts_the_open_upload(moto):
@@ -263,17 +384,7 @@ def test_sigkill_mid_upload_leaves_nothing_visible_and_reset_aborts_the_open_upl
                                stdout=subprocess.PIPE, text=True, env={**os.environ, **s3_env(moto)})
     try:
         port = int(re.search(r"ready on http://[^:]+:(\d+)", process.stdout.readline()).group(1))
-        size = 24 * 1024 * 1024
-        boundary = "k" + uuid.uuid4().hex
-        head = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n'
-                f"Content-Type: application/octet-stream\r\n\r\n").encode()
-        tail = f"\r\n--{boundary}--\r\n".encode()
-        connection = socket.create_connection(("127.0.0.1", port))
-        connection.sendall(
-            (f"POST /channels/messaging/kill/file?api_key=demo-key HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-             f"Authorization: {jwt()}\r\nstream-auth-type: jwt\r\n"
-             f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
-             f"Content-Length: {len(head) + size + len(tail)}\r\n\r\n").encode() + head)
+        connection, _ = open_upload(port, "kill", 24 * 1024 * 1024)
         chunk = os.urandom(1024 * 1024)
         for _ in range(18):  # past two 8-MiB parts
             connection.sendall(chunk)

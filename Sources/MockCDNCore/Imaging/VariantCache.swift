@@ -10,7 +10,8 @@ import Darwin
 #endif
 
 /// Resized variants, keyed by object, object ETag and normalised transform: a memory LRU bounded in bytes,
-/// and with a data directory a copy on disk, also an LRU bounded in bytes, that survives restarts. Identical
+/// with a data directory a copy on disk, also an LRU bounded in bytes, that survives restarts, and optionally
+/// a copy in a store that several instances share (`SharedVariantStore`), consulted before rendering. Identical
 /// requests that arrive together compute once. Deleting an object drops its variants, including one still
 /// being rendered: that render's caller gets it, but the cache never keeps it.
 public final class VariantCache: Sendable {
@@ -62,6 +63,7 @@ public final class VariantCache: Sendable {
     /// The most bytes of variant files kept on disk (each file is the content type, a newline and the bytes).
     public let diskLimit: Int
     private let directory: URL?
+    private let shared: (any SharedVariantStore)?
     private let state: Mutex<State>
     private let onLookup: @Sendable (_ hit: Bool) -> Void
 
@@ -74,17 +76,21 @@ public final class VariantCache: Sendable {
     ///   - diskLimit: bytes of variant files kept in `directory`; nil for `memoryLimit`. One budget for
     ///     both is what `variant_cache_bytes` has always promised, and the disk copy only exists to refill
     ///     memory after a restart, so it needs room for what memory holds and no more.
-    ///   - onLookup: told of every lookup of an enabled cache: hit (memory, disk, or a render another
-    ///     request started) or miss (this request renders); for metrics.
+    ///   - shared: a store several instances share, looked in before rendering and given every render; it
+    ///     bounds its own size (a bucket lifecycle rule), and drops an object's variants with the object.
+    ///   - onLookup: told of every lookup of an enabled cache: hit (memory, disk, shared store, or a render
+    ///     another request started) or miss (this request renders); for metrics.
     public init(
         memoryLimit: Int,
         directory: String?,
         diskLimit: Int? = nil,
+        shared: (any SharedVariantStore)? = nil,
         onLookup: @escaping @Sendable (_ hit: Bool) -> Void = { _ in }
     ) {
         self.memoryLimit = memoryLimit
         self.diskLimit = diskLimit ?? memoryLimit
         self.directory = directory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        self.shared = shared
         self.onLookup = onLookup
         var state = State()
         if let folder = self.directory, memoryLimit > 0 {
@@ -130,8 +136,9 @@ public final class VariantCache: Sendable {
             }
             state.lastFlight += 1
             let id = state.lastFlight
-            // Without a folder there are no files: skip the two hashes.
-            let fileName = self.directory == nil ? "" : Self.fileName(object: object, key: key)
+            // Without a folder or a shared store, nothing is named: skip the two hashes.
+            let fileName =
+                self.directory == nil && self.shared == nil ? "" : Self.fileName(object: object, key: key)
             let storedSize = state.files[fileName]?.size
             let task = Task {
                 try await self.fill(
@@ -219,6 +226,10 @@ public final class VariantCache: Sendable {
                 self.removeFile(name, from: &state)
             }
         }
+        if let shared = self.shared {
+            // Best effort and not awaited: a variant left behind is never served for another object.
+            Task { await shared.remove(namesStartingWith: filePrefix) }
+        }
     }
 
     /// Forgets everything (`/_mockcdn/reset`); renders still running will not be kept when they finish.
@@ -236,8 +247,9 @@ public final class VariantCache: Sendable {
 
     // MARK: - Filling
 
-    /// The body of a render's task: the disk copy when there is one, else `render`; then stores the result
-    /// unless the render was dropped meanwhile.
+    /// The body of a render's task: the disk copy when there is one, else the shared store's, else `render`
+    /// (whose result goes to the shared store too); then stores the result unless the render was dropped
+    /// meanwhile.
     private func fill(
         key: String,
         object: String,
@@ -259,8 +271,22 @@ public final class VariantCache: Sendable {
                     if state.inFlight[key]?.id == id { self.removeFile(fileName, from: &state) }
                 }
             }
+            if let shared = self.shared, let stored = await shared.load(fileName) {
+                self.onLookup(true)
+                let temporary = self.writeTemporaryFile(stored)
+                self.commit(
+                    stored,
+                    key: key,
+                    object: object,
+                    fileName: fileName,
+                    id: id,
+                    source: .rendered(temporary: temporary)
+                )
+                return stored
+            }
             self.onLookup(false)
             let variant = try await render()
+            await self.shared?.save(variant, as: fileName)
             let temporary = self.writeTemporaryFile(variant)
             self.commit(
                 variant,
@@ -391,8 +417,7 @@ public final class VariantCache: Sendable {
     ///   or the write failed.
     private func writeTemporaryFile(_ variant: ImageVariant) -> String? {
         guard let folder = self.directory else { return nil }
-        var data = Data((variant.contentType + "\n").utf8)
-        data.append(contentsOf: variant.bytes.readableBytesView)
+        let data = Data(variant.stored.readableBytesView)
         guard data.count <= self.diskLimit else { return nil }
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent(".tmp-" + SecureBytes.random(count: 8).hexString)
@@ -406,31 +431,13 @@ public final class VariantCache: Sendable {
         }
     }
 
-    /// Reads a variant file, if it is still the regular file of `size` bytes the cache wrote.
-    ///
-    /// `O_NOFOLLOW` refuses a symbolic link put in its place and `O_NONBLOCK` a FIFO, so neither another
-    /// file's bytes nor a hang; the content type must be printable ASCII, as it becomes a response header.
+    /// Reads a variant file, if it is still the regular file of `size` bytes the cache wrote: never another
+    /// file's bytes through a link put in its place, nor a hang on a FIFO (`RegularFile`).
     private static func readFile(_ path: String, size: Int) -> ImageVariant? {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return nil }
-        let info = FileInfo(platformSpecificStatus: status)
-        guard info.type == .regular, info.size == Int64(size) else { return nil }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var done = 0
-        while done < size {
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + done, size - done) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            done += count
+        guard let bytes = try? RegularFile.bytes(at: path, maximumSize: size), bytes.readableBytes == size else {
+            return nil
         }
-        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")),
-            bytes[..<newline].allSatisfy({ (0x20...0x7e).contains($0) })
-        else { return nil }
-        let contentType = String(decoding: bytes[..<newline], as: UTF8.self)
-        return ImageVariant(bytes: ByteBuffer(bytes: bytes[(newline + 1)...]), contentType: contentType)
+        return ImageVariant(stored: bytes)
     }
 
     /// The size of a regular file, without following a link.

@@ -12,6 +12,40 @@ public struct ImageVariant: Sendable {
         self.contentType = contentType
         self.etag = "\"" + Digest.sha256(bytes).prefix(16).hexString + "\""
     }
+
+    /// The form a variant is kept in outside memory (a variant file, a bucket object): its content type, a
+    /// newline, then the bytes.
+    public var stored: ByteBuffer {
+        var buffer = ByteBuffer(string: self.contentType + "\n")
+        buffer.writeImmutableBuffer(self.bytes)
+        return buffer
+    }
+
+    /// A variant from its `stored` form, or nil when that is not one: the content type must be printable
+    /// ASCII, as it becomes a response header.
+    public init?(stored: ByteBuffer) {
+        let view = stored.readableBytesView
+        guard let newline = view.firstIndex(of: UInt8(ascii: "\n")),
+            view[..<newline].allSatisfy({ (0x20...0x7e).contains($0) })
+        else { return nil }
+        self.init(
+            bytes: stored.getSlice(at: newline + 1, length: view.endIndex - newline - 1)!,
+            contentType: String(decoding: view[..<newline], as: UTF8.self)
+        )
+    }
+}
+
+/// A second home for resized variants that several instances share (an S3 bucket's `variants/` prefix):
+/// `VariantCache` looks there before it renders and keeps what it renders there. A variant's name holds its
+/// object's key, ETag and transform, and an ETag is a hash of the bytes, so a name always means the same
+/// variant: one left behind by a delete is garbage, never a wrong answer.
+public protocol SharedVariantStore: Sendable {
+    /// The variant stored under `name`, or nil, also when the store cannot be read (the caller renders).
+    func load(_ name: String) async -> ImageVariant?
+    /// Keeps `variant` under `name`; a failure is ignored (another instance renders it again).
+    func save(_ variant: ImageVariant, as name: String) async
+    /// Removes every variant whose name starts with `prefix` (one object's), as far as the store answers.
+    func remove(namesStartingWith prefix: String) async
 }
 
 /// Why a transform cannot be served.

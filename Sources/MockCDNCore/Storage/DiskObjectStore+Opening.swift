@@ -2,6 +2,12 @@ import Foundation
 import NIOCore
 import _NIOFileSystem
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension DiskObjectStore {
     /// An entry of the data directory that opening the store left alone, and why.
     public struct SkippedEntry: Sendable, Equatable, CustomStringConvertible {
@@ -58,7 +64,7 @@ extension DiskObjectStore {
         }
         try await fileSystem.createDirectory(at: temporary, withIntermediateDirectories: true)
 
-        let blobEntries = try await Self.entries(in: blobs)
+        let blobEntries = try Self.entries(in: blobs)
         var blobFiles = Set<String>()
         for (name, type) in blobEntries {
             if type == .regular {
@@ -68,7 +74,7 @@ extension DiskObjectStore {
             }
         }
 
-        try await Self.loadRecords(in: meta, into: &contents)
+        try Self.loadRecords(in: meta, into: &contents)
         for (key, record) in contents.records where !blobFiles.contains(record.blob) {
             contents.records[key] = nil
             let name = Self.metaName(for: key)
@@ -91,80 +97,66 @@ extension DiskObjectStore {
     }
 
     /// The entries of `folder` by name, with their type; a symbolic link is reported as one, not followed.
-    private static func entries(in folder: FilePath) async throws -> [String: FileType] {
-        try await FileSystem.shared.withDirectoryHandle(atPath: folder, options: Self.directoryOptions) { directory in
-            var entries: [String: FileType] = [:]
-            for try await batch in directory.listContents().batched() {
-                for entry in batch {
-                    entries[entry.name.string] = await Self.type(of: entry)
-                }
-            }
-            return entries
-        }
-    }
-
-    /// The entry's type: from the directory listing, or from `lstat` when the file system does not say;
-    /// `.unknown` when neither can tell (the entry went away meanwhile).
-    private static func type(of entry: DirectoryEntry) async -> FileType {
-        guard entry.type == .unknown else { return entry.type }
-        let info = try? await FileSystem.shared.info(forFileAt: entry.path, infoAboutSymbolicLink: true)
-        return info?.type ?? .unknown
+    private static func entries(in folder: FilePath) throws -> [String: FileType] {
+        let descriptor = try Self.openFolder(folder)
+        defer { close(descriptor) }
+        return try Self.listing(folder) { try RegularFile.entries(of: descriptor) }
     }
 
     /// Reads every usable metadata file of `folder` into `contents.records`, and every other entry into
     /// `contents.skipped`.
-    private static func loadRecords(in folder: FilePath, into contents: inout Contents) async throws {
-        let options = Self.directoryOptions
-        contents = try await FileSystem.shared.withDirectoryHandle(atPath: folder, options: options) {
-            [contents] directory in
-            var contents = contents
-            for try await batch in directory.listContents().batched() {
-                for entry in batch {
-                    do {
-                        let (key, record) = try await Self.loadRecord(entry, in: directory)
-                        contents.records[key] = record
-                    } catch let unusable as Unusable {
-                        let path = "meta/" + entry.name.string
-                        contents.skipped.append(SkippedEntry(path: path, reason: unusable.reason))
-                    }
-                }
+    private static func loadRecords(in folder: FilePath, into contents: inout Contents) throws {
+        let descriptor = try Self.openFolder(folder)
+        defer { close(descriptor) }
+        let entries = try Self.listing(folder) { try RegularFile.entries(of: descriptor) }
+        for (name, type) in entries {
+            do {
+                let (key, record) = try Self.loadRecord(name, type: type, in: descriptor)
+                contents.records[key] = record
+            } catch let unusable as Unusable {
+                contents.skipped.append(SkippedEntry(path: "meta/" + name, reason: unusable.reason))
             }
-            return contents
+        }
+    }
+
+    /// A folder of the store, opened without following a link in its place.
+    private static func openFolder(_ folder: FilePath) throws -> CInt {
+        try Self.listing(folder) { try RegularFile.openFolder(folder.string) }
+    }
+
+    /// `body`, with a refusal to open or list `folder` as the store's failure to open.
+    private static func listing<T>(_ folder: FilePath, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw MockCDNError.storageFailure("cannot list \(folder) in the data directory: \(error)")
         }
     }
 
     /// Reads and checks one metadata file.
     ///
-    /// The type is checked before the open, so a FIFO or device is never opened; the open (relative to the
-    /// folder's handle, so non-blocking, and without following a link) is checked again with `fstat`, in
-    /// case the entry was swapped in between.
+    /// The listing's type is checked before the open, so a FIFO or device is never opened; the open
+    /// (relative to the folder, non-blocking, and without following a link) is checked again with `fstat`,
+    /// in case the entry was swapped in between.
     ///
     /// - Parameters:
-    ///   - entry: the entry in `meta/`.
-    ///   - directory: a handle on `meta/`.
+    ///   - name: the entry's name in `meta/`.
+    ///   - type: its type, from the listing.
+    ///   - directory: a descriptor of `meta/`.
     /// - Returns: the record and its key, which names this file.
     /// - Throws: `Unusable` with the reason.
-    private static func loadRecord(
-        _ entry: DirectoryEntry,
-        in directory: DirectoryFileHandle
-    ) async throws -> (ObjectKey, Record) {
-        let name = entry.name.string
+    private static func loadRecord(_ name: String, type: FileType, in directory: CInt) throws -> (ObjectKey, Record) {
         guard name.hasSuffix(".json") else { throw Unusable(reason: "not a metadata file") }
+        guard type == .regular else { throw Unusable(reason: "not a regular file (\(type))") }
         let bytes: ByteBuffer
         do {
-            let type = await Self.type(of: entry)
-            guard type == .regular else { throw Unusable(reason: "not a regular file (\(type))") }
-            bytes = try await directory.withFileHandle(forReadingAt: FilePath(name), options: Self.readOptions) {
-                handle in
-                let info = try await handle.info()
-                guard info.type == .regular else { throw Unusable(reason: "not a regular file (\(info.type))") }
-                guard info.size <= Self.maximumRecordLength else {
-                    throw Unusable(reason: "larger than \(Self.maximumRecordLength) bytes")
-                }
-                return try await handle.readToEnd(maximumSizeAllowed: .bytes(Int64(Self.maximumRecordLength)))
-            }
-        } catch let error as FileSystemError {
-            throw Unusable(reason: "cannot be read (\(error.code))")
+            bytes = try RegularFile.bytes(at: name, in: directory, maximumSize: Self.maximumRecordLength)
+        } catch .notRegular(let type) {
+            throw Unusable(reason: "not a regular file (\(type))")
+        } catch .tooLarge {
+            throw Unusable(reason: "larger than \(Self.maximumRecordLength) bytes")
+        } catch .unreadable(let reason) {
+            throw Unusable(reason: "cannot be read (\(reason))")
         }
         guard let record = try? JSONDecoder().decode(Record.self, from: Data(bytes.readableBytesView)) else {
             throw Unusable(reason: "not a metadata record")

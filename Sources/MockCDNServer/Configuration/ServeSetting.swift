@@ -88,6 +88,13 @@ extension ServeSetting {
         help: "How an s3:// store addresses its bucket: true for https://ENDPOINT/BUCKET/key, false for "
             + "https://BUCKET.ENDPOINT/key; auto is path-style for a custom endpoint, virtual-hosted for AWS."
     )
+    public static let s3Variants = ServeSetting(
+        name: "s3_variants",
+        kind: .choice(["false", "true"]),
+        defaultText: "false",
+        help: "With an s3:// store, true also keeps resized variants in the bucket under PREFIX/variants/, so a "
+            + "variant one instance rendered serves every instance; each instance keeps its memory cache either way."
+    )
     public static let publicURL = ServeSetting(
         name: "public_url",
         kind: .text(minimumLength: 1),
@@ -145,7 +152,8 @@ extension ServeSetting {
 
     /// Every setting, in the order `--help` and the README list them.
     public static let all: [ServeSetting] = [
-        .config, .host, .port, .dataDir, .store, .s3PathStyle, .publicURL, .logLevel, .variantCacheMB, .fixtures,
+        .config, .host, .port, .dataDir, .store, .s3PathStyle, .s3Variants, .publicURL, .logLevel, .variantCacheMB,
+        .fixtures,
         .adminToken,
         .journalSize, .idleTimeout, .maxConnections, .memoryStoreMB,
     ]

@@ -70,6 +70,7 @@ extension ServerConfiguration {
                 throw MockCDNError.invalidConfiguration("\(settings[.store]!.source): \(error.detail)")
             }
         }
+        configuration.s3Variants = try settings.text(.s3Variants) == "true"
         configuration.publicURL = try settings.text(.publicURL)
         if let level = try settings.text(.logLevel) { configuration.logLevel = Logger.Level(rawValue: level)! }
         if let megabytes = try settings.integer(.variantCacheMB) {

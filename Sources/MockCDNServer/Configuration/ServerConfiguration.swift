@@ -15,6 +15,8 @@ public struct ServerConfiguration: Sendable {
     /// An S3-compatible bucket that holds the objects instead (`--store s3://...`), shared by every instance
     /// configured with it.
     public var s3Store: S3Location?
+    /// With `s3Store`, resized variants are also kept in the bucket under `PREFIX/variants/` for every instance.
+    public var s3Variants = false
     /// The base URL links are built on, when clients reach the server through another name (a proxy,
     /// a container); nil means `http://HOST:PORT` as bound.
     public var publicURL: String?

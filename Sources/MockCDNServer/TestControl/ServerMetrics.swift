@@ -50,7 +50,7 @@ final class ServerMetrics: Sendable {
                 namespace: "mockcdn",
                 metricName: "variant_cache_hits",
                 unitName: "total",
-                helpText: "Variant requests answered from the cache (memory or disk)"
+                helpText: "Variant requests answered from the cache (memory, disk or the shared bucket)"
             ),
             labels: []
         )
