@@ -116,7 +116,7 @@ let package = Package(
             ],
             // The OpenAPI document the server serves at /_mockcdn/openapi.yaml (the repository's openapi.yaml
             // is a link to it).
-            resources: [.copy("Resources/openapi.yaml")],
+            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/console")],
             swiftSettings: swiftSettings
         ),
         // Foundation only, so an iOS app can use it.

@@ -192,6 +192,8 @@ func addRoutes(
         control: admin
     )
     ClockController(clock: services.clock).addRoutes(to: admin)
+    ConsoleController(apps: services.apps, store: services.store, clock: services.clock, links: services.links)
+        .addRoutes(to: admin)
     TokensController(apps: services.apps, clock: services.clock).addRoutes(to: admin)
     JournalController(journal: services.journal).addRoutes(to: admin)
     FaultsController(faults: services.faults).addRoutes(to: admin)

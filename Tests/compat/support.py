@@ -130,3 +130,20 @@ def image_size(data: bytes) -> tuple[int, int]:
             return width, height
         index += 2 + length
     raise ValueError("not a PNG or JPEG")
+
+
+def browser(window: str = "1400,900"):
+    """Headless Chromium (Debian's `chromium` and `chromium-driver`) driven by Selenium, with the browser's
+    console log readable."""
+    import shutil
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     f"--window-size={window}"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)

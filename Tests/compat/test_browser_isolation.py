@@ -17,21 +17,13 @@ import time
 from pathlib import Path
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 
 from conftest import launch
-from support import request, upload
+from support import browser, request, upload
 
 INLINE_SECRET = "inline-secret-at-least-32-bytes-long!!"
 
 
-def browser() -> webdriver.Chrome:
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        options.add_argument(argument)
-    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,9 @@ struct IndexController {
         "stream": "POST|DELETE /channels/{type}/{id}/image|file, /api/v2/uploads/image|file; GET|PATCH /app",
         "cometchat": "GET /v1/apps/{app}/settings, POST /v1/apps/{app}/fat, POST /{app}/media, "
             + "POST /v1/apps/{app}/presign, GET /v1/apps/{app}/keys",
-        "control": "/_mockcdn/health, /clock, /clock/advance, /tokens, /requests, /faults, /reset; GET /metrics",
+        "control": "/_mockcdn/health, /clock, /clock/advance, /tokens, /requests, /faults, /reset, /objects; "
+            + "GET /metrics",
+        "console": "GET /_mockcdn/ui: the web console (objects, upload, live journal, clock, faults)",
         "openapi": "GET /_mockcdn/openapi.yaml: every route, its parameters and its answers",
     ]
 

@@ -26,6 +26,9 @@ final class Journal: Sendable {
             var bytesOut: Int
             var durationMilliseconds: Double
             var fault: String?
+            /// Why an error answer refused the request: its code and message (`AccessDenied: Request has
+            /// expired`), which name the rule that failed and never a credential's value.
+            var reason: String? = nil
         }
 
         init(id: String, receivedAt: Double, clock: Int64, method: String, path: String, query: String, state: State) {

@@ -17,9 +17,10 @@ struct JournalController {
         let bytesOut: Int
         let durationMilliseconds: Double
         let fault: String?
+        let reason: String?
 
         enum CodingKeys: String, CodingKey {
-            case id, clock, method, path, query, credential, status, fault
+            case id, clock, method, path, query, credential, status, fault, reason
             case receivedAt = "received_at"
             case bytesIn = "bytes_in"
             case bytesOut = "bytes_out"
@@ -41,6 +42,7 @@ struct JournalController {
             try container.encode(self.bytesOut, forKey: .bytesOut)
             try container.encode((self.durationMilliseconds * 1000).rounded() / 1000, forKey: .durationMilliseconds)
             try container.encode(self.fault, forKey: .fault)
+            try container.encode(self.reason, forKey: .reason)
         }
     }
 
@@ -85,7 +87,8 @@ struct JournalController {
                     bytesIn: state.bytesIn,
                     bytesOut: state.bytesOut,
                     durationMilliseconds: state.durationMilliseconds,
-                    fault: state.fault
+                    fault: state.fault,
+                    reason: state.reason
                 )
             }
             return Listing(requests: entries)

@@ -80,6 +80,7 @@ struct TestControlMiddleware: RouterMiddleware {
 
         var response: Response
         var credential = CredentialSource.none
+        var reason: String? = nil
         if let status = action.status {
             response =
                 Self.allowsBody(status, method: request.method)
@@ -95,8 +96,10 @@ struct TestControlMiddleware: RouterMiddleware {
                 credential = CredentialNote.take(from: &response)
             } catch let noted as NotedError where noted.error is any HTTPResponseError {
                 credential = noted.credential
+                reason = (noted.error as? any ExplainedRefusal)?.explanation
                 response = try (noted.error as! any HTTPResponseError).response(from: request, context: context)
             } catch let error as any HTTPResponseError {
+                reason = (error as? any ExplainedRefusal)?.explanation
                 response = try error.response(from: request, context: context)
             } catch {
                 let noted = error as? NotedError
@@ -124,7 +127,8 @@ struct TestControlMiddleware: RouterMiddleware {
             request: request,
             context: context,
             status: Int(response.status.code),
-            credential: credential
+            credential: credential,
+            reason: reason
         )
 
         let metrics = self.metrics
@@ -167,11 +171,13 @@ struct TestControlMiddleware: RouterMiddleware {
         request: Request,
         context: AppRequestContext,
         status: Int,
-        credential: CredentialSource
+        credential: CredentialSource,
+        reason: String? = nil
     ) {
         entry.update {
             $0.status = status
             $0.credential = credential
+            $0.reason = reason
         }
         self.metrics.request(
             route: context.endpointPath ?? "unmatched",
