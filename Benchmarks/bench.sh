@@ -45,6 +45,10 @@ load_seconds=60
     echo
     python3 Benchmarks/upload_memory.py
     echo
+    echo "## Upload (100 MiB, --store s3:// on moto_server)"
+    echo
+    python3 Benchmarks/upload_memory.py --store s3
+    echo
     echo "## Resize"
     echo
     python3 Benchmarks/resize.py --reference .build/bench/vips_resize --wrk-seconds "$seconds"

@@ -6,6 +6,8 @@ streamed multipart body (with `Expect:` cleared: Hummingbird does not answer `10
 otherwise wait its 1 s timeout before sending), and reads the server's VmHWM (peak resident set) from /proc before and after.
 Reported next to the upload's own size (the ratio a buffering server would show as >= 1.0) and curl's
 throughput against the same server writing the same bytes with `cp` to the same disk (reference).
+With `--store s3`, the same against the S3 store on a moto_server this script starts: the upload goes up as
+a multipart upload of 8 MiB parts, and the refusal aborts it.
 """
 import argparse
 import base64
@@ -49,9 +51,35 @@ def upload(port, path):
     return int(result.stdout), time.perf_counter() - started
 
 
+def start_moto():
+    """moto_server on a free loopback port with the bucket `bench-upload`; returns the process and its URL."""
+    import socket
+    import urllib.request
+
+    import boto3
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(["moto_server", "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    endpoint = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(endpoint + "/moto-api/", timeout=2)
+            break
+        except OSError:
+            time.sleep(0.2)
+    boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="bench", aws_secret_access_key="bench",
+                 region_name="us-east-1").create_bucket(Bucket="bench-upload")
+    return process, endpoint
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--binary", default=".build/release/mockcdn")
+    parser.add_argument("--store", choices=["disk", "s3"], default="disk")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="mockcdn-bench-")
     try:
@@ -63,8 +91,16 @@ def main():
         with open(over, "ab") as file:
             file.write(b"x")
 
-        server = subprocess.Popen([args.binary, "serve", "--port", "0", "--data-dir", os.path.join(work, "data"),
-                                   "--log-level", "error"], stdout=subprocess.PIPE, text=True)
+        moto = None
+        store = ["--data-dir", os.path.join(work, "data")]
+        environment = dict(os.environ)
+        if args.store == "s3":
+            moto, endpoint = start_moto()
+            environment.update({"AWS_ENDPOINT_URL_S3": endpoint, "AWS_ACCESS_KEY_ID": "bench",
+                                "AWS_SECRET_ACCESS_KEY": "bench", "AWS_REGION": "us-east-1"})
+            store = ["--store", "s3://bench-upload/bench"]
+        server = subprocess.Popen([args.binary, "serve", "--port", "0", *store, "--log-level", "error"],
+                                  stdout=subprocess.PIPE, text=True, env=environment)
         try:
             port = int(re.search(r":(\d+)$", server.stdout.readline().strip()).group(1))
             time.sleep(0.5)
@@ -73,9 +109,22 @@ def main():
             code, seconds = upload(port, exact)
             peak_after = status_kib(server.pid, "VmHWM")
             over_code, _ = upload(port, over)
+            if moto:
+                import boto3
+
+                s3 = boto3.client("s3", endpoint_url=environment["AWS_ENDPOINT_URL_S3"], aws_access_key_id="bench",
+                                  aws_secret_access_key="bench", region_name="us-east-1")
+                blobs = [item["Size"] for item in s3.list_objects_v2(Bucket="bench-upload").get("Contents", [])
+                         if "/blobs/" in item["Key"]]
+                left_open = s3.list_multipart_uploads(Bucket="bench-upload").get("Uploads", [])
+                if blobs != [100 * MIB] or left_open:
+                    sys.exit(f"S3 store: blobs {blobs} and {len(left_open)} open uploads; one of 100 MiB and none expected")
         finally:
             server.terminate()
             server.wait(timeout=10)
+            if moto:
+                moto.kill()
+                moto.wait()
 
         started = time.perf_counter()
         shutil.copyfile(exact, os.path.join(work, "copy.bin"))
@@ -92,6 +141,8 @@ def main():
               f"{growth_mib / 100:.2f}x |")
         print(f"| upload throughput (curl, multipart) | {100 / seconds:.0f} MiB/s | cp + sync of the same file: "
               f"{100 / copy_seconds:.0f} MiB/s | {copy_seconds / seconds:.2f}x |")
+        if moto:
+            print("| what the bucket holds after both | the one 100 MiB blob, no open multipart upload | | |")
         if code != 201 or over_code != 413 or growth_mib >= 64:
             sys.exit("target missed: 201, 413 and growth < 64 MiB expected")
     finally:

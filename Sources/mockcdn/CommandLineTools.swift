@@ -57,6 +57,38 @@ enum CommandLineTools {
         )
     }
 
+    /// `Set-Cookie` lines of CloudFront signed cookies for `url`: with a `*` in it (or `custom`), a custom
+    /// policy whose resource is `url`; without, a canned policy for exactly that URL. Each cookie's `Path` is
+    /// the URL's path up to its last `/` before any `*`, so the browser sends them for what they cover.
+    ///
+    /// - Throws: `MockCDNError.invalidConfiguration` when the URL is not an absolute http(s) URL,
+    ///   `.invalidKeyMaterial` when the active key has no private half.
+    static func cloudFrontCookies(
+        _ url: String,
+        app: MediaApp,
+        expires: Int64,
+        custom: Bool,
+        sha256: Bool
+    ) throws
+        -> [String]
+    {
+        let fixed = String(url.prefix { $0 != "*" })
+        guard let components = URLComponents(string: fixed),
+            ["http", "https"].contains(components.scheme?.lowercased()),
+            components.host?.isEmpty == false
+        else { throw MockCDNError.invalidConfiguration("\(url.prefix(200)) is not an absolute http(s) URL") }
+        let signer = CloudFrontSigner(keyPair: app.activeKeyPair)
+        let hash: RSAKey.Hash = sha256 ? .sha256 : .sha1
+        let cookies =
+            custom || url.contains("*")
+            ? try signer.cookies(policy: CloudFrontPolicy(resource: url, dateLessThan: expires), hash: hash)
+            : try signer.cookies(policy: nil, resource: url, expires: expires, hash: hash)
+        let path = components.percentEncodedPath
+        let folder = path.isEmpty ? "/" : String(path[...(path.lastIndex(of: "/") ?? path.startIndex)])
+        let secure = components.scheme?.lowercased() == "https" ? "; Secure" : ""
+        return cookies.map { "Set-Cookie: \($0.name)=\($0.value); Path=\(folder)\(secure); HttpOnly" }
+    }
+
     /// A SigV4 presigned GET of a MockCDN media URL (path-style: `/{app}/{key}`) with the app's API key and
     /// secret in its S3 region, as `POST /v1/apps/{app}/presign` makes it.
     ///

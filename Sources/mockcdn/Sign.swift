@@ -5,30 +5,35 @@ import MockCDNServer
 /// `mockcdn sign cloudfront|presign URL`: print a signed link for a media URL.
 struct Sign: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Sign a media URL: a CloudFront link (canned or custom policy) or an S3 presigned URL.",
+        abstract:
+            "Sign a media URL: a CloudFront link (canned or custom policy), CloudFront signed cookies, or an S3 "
+            + "presigned URL.",
         discussion: """
             Examples:
               mockcdn sign cloudfront http://127.0.0.1:8080/demo/fixtures/sample.jpg
               mockcdn sign cloudfront http://127.0.0.1:8080/demo/fixtures/sample.jpg --resource 'http://127.0.0.1:8080/demo/*'
+              mockcdn sign cookies 'http://127.0.0.1:8080/demo/*' --ttl 3600
               mockcdn sign presign http://127.0.0.1:8080/demo/fixtures/sample.mp4 --ttl 300
               mockcdn sign presign http://127.0.0.1:8080/demo/fixtures/sample.mp4 --sigv2 --ttl 3600
             """
     )
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case cloudfront, presign
+        case cloudfront, cookies, presign
     }
 
-    @Argument(help: "cloudfront or presign.")
+    @Argument(help: "cloudfront, cookies or presign.")
     var kind: Kind
 
-    @Argument(help: "The media URL, http(s)://HOST[:PORT]/{app}/{key}.")
+    @Argument(
+        help: "The media URL, http(s)://HOST[:PORT]/{app}/{key}; for cookies also a pattern with `*` (custom policy)."
+    )
     var url: String
 
     @Option(
         help: ArgumentHelp(
-            "Lifetime in seconds (cloudfront: default 1209600, 14 days; presign: default 300, SigV4 at most "
-                + "604800)."
+            "Lifetime in seconds (cloudfront and cookies: default 1209600, 14 days; presign: default 300, SigV4 "
+                + "at most 604800)."
         )
     )
     var ttl: Int64?
@@ -36,7 +41,10 @@ struct Sign: AsyncParsableCommand {
     @Option(help: "CloudFront: sign a custom policy for this resource (`*` wildcards) instead of a canned one.")
     var resource: String?
 
-    @Flag(help: "CloudFront: RSA-SHA256 (adds Hash-Algorithm=SHA256) instead of SHA-1.")
+    @Flag(help: "Cookies: a custom policy for the URL even without a `*` (a canned one otherwise).")
+    var custom = false
+
+    @Flag(help: "CloudFront and cookies: RSA-SHA256 (adds Hash-Algorithm=SHA256) instead of SHA-1.")
     var sha256 = false
 
     @Flag(help: "Presign: Signature Version 2 (AWSAccessKeyId, Expires, Signature), as boto3 and awscli v1 do.")
@@ -52,8 +60,12 @@ struct Sign: AsyncParsableCommand {
         if self.kind == .presign, self.resource != nil || self.sha256 {
             throw ValidationError("--resource and --sha256 apply to cloudfront only")
         }
-        if self.kind == .cloudfront, self.sigv2 {
+        if self.kind != .presign, self.sigv2 {
             throw ValidationError("--sigv2 applies to presign only")
+        }
+        if self.kind != .cookies, self.custom { throw ValidationError("--custom applies to cookies only") }
+        if self.kind == .cookies, self.resource != nil {
+            throw ValidationError("cookies take the pattern as the URL argument, not --resource")
         }
     }
 
@@ -72,6 +84,15 @@ struct Sign: AsyncParsableCommand {
                         sha256: self.sha256
                     )
                 )
+            case .cookies:
+                let lines = try CommandLineTools.cloudFrontCookies(
+                    self.url,
+                    app: app,
+                    expires: now + (self.ttl ?? app.configuration.linkTTL),
+                    custom: self.custom,
+                    sha256: self.sha256
+                )
+                print(lines.joined(separator: "\n"))
             case .presign where self.sigv2:
                 print(
                     try CommandLineTools.sigV2PresignedURL(

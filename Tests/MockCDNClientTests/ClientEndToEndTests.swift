@@ -190,6 +190,43 @@ struct ClientEndToEndTests {
         }
     }
 
+    @Test("CloudFront signed cookies from Set-Cookie lines open a prefix, in a request's header or a cookie store")
+    func signedCookies() async throws {
+        try await Self.run { server in
+            let client = Self.client(server)
+            let uploaded = try await client.storage.upload(data: Data("pixels".utf8), options: .init(fileName: "c.txt"))
+            let media = URL(string: String(uploaded.fileURL.absoluteString.prefix { $0 != "?" }))!
+            let folder = media.deletingLastPathComponent().deletingLastPathComponent().absoluteString
+            let now = Int64(Date().timeIntervalSince1970)
+            let signed = try CloudFrontSigner(keyPair: Self.demo.activeKeyPair).cookies(
+                policy: CloudFrontPolicy(resource: folder + "*", dateLessThan: now + 600)
+            )
+            let lines = signed.map { "Set-Cookie: \($0.name)=\($0.value); Path=/demo/; HttpOnly" }
+            let cookies = try CloudFrontCookies(setCookieLines: lines + ["Set-Cookie: other=1; Path=/"])
+            #expect(cookies.path == "/demo/" && cookies.values.count == 3)
+
+            #expect(try await Self.send(URLRequest(url: media)).1 == 401)
+            var request = URLRequest(url: media)
+            cookies.apply(to: &request)
+            #expect(try await Self.send(request) == (Data("pixels".utf8), 200))
+            let entries = try await Self.journal(server)
+            #expect(entries.last?["credential"] as? String == "cloudfront-cookie")
+
+            // Through a session's cookie store, as a web view or image loader would carry them.
+            let configuration = URLSessionConfiguration.ephemeral
+            let storage = HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: "mockcdn-cookies-test")
+            storage.removeCookies(since: .distantPast)
+            for cookie in cookies.httpCookies(for: media) { storage.setCookie(cookie) }
+            configuration.httpCookieStorage = storage
+            let (data, response) = try await URLSession(configuration: configuration).data(from: media)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200 && data == Data("pixels".utf8))
+
+            #expect(throws: MockCDNClientError.invalidResponse) {
+                try CloudFrontCookies(setCookieLines: ["Set-Cookie: CloudFront-Policy=x; Path=/"])
+            }
+        }
+    }
+
     @Test("an expired presigned URL is 403, and the loader's one retry with a fresh URL succeeds")
     func presignedRetry() async throws {
         try await Self.run { server in

@@ -58,11 +58,11 @@ struct CDNReadTests {
                 ("tampered expiry", try Links.withPolicyExpiry(signed, far), 403, "Signature does not match"),
                 (
                     "unknown key pair", signed.replacingOccurrences(of: "K2JCJMDEHXQW5F", with: "KNOPE000000000"), 403,
-                    "Unknown Key-Pair-Id"
+                    "Unknown Key"
                 ),
                 (
                     "no key pair id", signed.replacingOccurrences(of: "Key-Pair-Id=K2JCJMDEHXQW5F&", with: ""), 403,
-                    "need Signature and Key-Pair-Id"
+                    "Missing Key-Pair-Id query parameter or cookie value"
                 ),
                 (
                     "non-numeric Expires", unsigned + "?Expires=soon&Signature=abc&Key-Pair-Id=K2JCJMDEHXQW5F", 403,
@@ -75,14 +75,18 @@ struct CDNReadTests {
             cases.append(
                 (
                     "another app's link", try Self.demoSigner().cannedURL(otherPath, expires: far), 403,
-                    "Unknown Key-Pair-Id"
+                    "Unknown Key"
                 )
             )
+            // CloudFront's own codes where it has text of its own; S3's AccessDenied otherwise.
+            let codes = [
+                "Unknown Key": "InvalidKey", "Missing Key-Pair-Id query parameter or cookie value": "MissingKey",
+            ]
             for (name, url, status, message) in cases {
                 let reply = try await HTTP.get(url)
                 #expect(reply.status == status, "\(name)")
                 #expect(reply.header("Content-Type") == "application/xml", "\(name)")
-                #expect(reply.xmlError?.code == "AccessDenied", "\(name)")
+                #expect(reply.xmlError?.code == codes[message] ?? "AccessDenied", "\(name)")
                 #expect(reply.xmlError?.message.contains(message) == true, "\(name): \(reply.text)")
                 #expect(!reply.text.contains("Signature="), "errors never echo the credential")
             }

@@ -130,11 +130,11 @@ def build_cases(base: str) -> list[tuple]:
         ("SigV2: unknown access key", "GET", presigned_v2.replace("AWSAccessKeyId=demo-key", "AWSAccessKeyId=nope-key"), {}, None, 403, "s3", "InvalidAccessKeyId"),
         ("SigV2: Expires not a number", "GET", SAMPLE + "?AWSAccessKeyId=demo-key&Expires=soon&Signature=abc", {}, None, 403, "s3", "AccessDenied"),
         # CloudFront
-        ("CloudFront: no Key-Pair-Id", "GET", SAMPLE + "?Expires=4000000000&Signature=abc", {}, None, 403, "s3", "AccessDenied"),
-        ("CloudFront: unknown key pair", "GET", signed.replace("K2JCJMDEHXQW5F", "KNOPE00000000"), {}, None, 403, "s3", "AccessDenied"),
+        ("CloudFront: no Key-Pair-Id", "GET", SAMPLE + "?Expires=4000000000&Signature=abc", {}, None, 403, "s3", "MissingKey"),
+        ("CloudFront: unknown key pair", "GET", signed.replace("K2JCJMDEHXQW5F", "KNOPE00000000"), {}, None, 403, "s3", "InvalidKey"),
         ("CloudFront: Expires not a number", "GET", SAMPLE + "?Expires=soon&Signature=abc&Key-Pair-Id=K2JCJMDEHXQW5F", {}, None, 403, "s3", "AccessDenied"),
-        ("CloudFront: policy not base64", "GET", SAMPLE + "?Policy=%%%&Signature=abc&Key-Pair-Id=K2JCJMDEHXQW5F", {}, None, 403, "s3", "AccessDenied"),
-        ("CloudFront: policy not JSON", "GET", SAMPLE + "?Policy=bm90IGpzb24_&Signature=abc&Key-Pair-Id=K2JCJMDEHXQW5F", {}, None, 403, "s3", "AccessDenied"),
+        ("CloudFront: policy not base64", "GET", SAMPLE + "?Policy=%%%&Signature=abc&Key-Pair-Id=K2JCJMDEHXQW5F", {}, None, 403, "s3", "MalformedPolicy"),
+        ("CloudFront: policy not JSON", "GET", SAMPLE + "?Policy=bm90IGpzb24_&Signature=abc&Key-Pair-Id=K2JCJMDEHXQW5F", {}, None, 403, "s3", "MalformedPolicy"),
         ("CloudFront: unknown hash", "GET", signed + "&Hash-Algorithm=MD5", {}, None, 403, "s3", "AccessDenied"),
         ("CloudFront: expired", "GET", expired_link, {}, None, 403, "s3", "AccessDenied"),
         # Paths

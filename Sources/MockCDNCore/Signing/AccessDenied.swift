@@ -53,9 +53,35 @@ public struct AccessDenied: Error, Sendable, Equatable, CustomStringConvertible 
 
     public static let expired = AccessDenied("Request has expired")
     public static let signatureMismatch = AccessDenied("Signature does not match")
-    public static let unknownKeyPair = AccessDenied("Unknown Key-Pair-Id for this app")
+    /// CloudFront's own codes and text for a missing key id, an unknown one and an unreadable policy; the
+    /// `Rule` detail keeps MockCDN's account of what failed.
+    public static let missingKeyPair = AccessDenied(
+        "Missing Key-Pair-Id query parameter or cookie value",
+        code: "MissingKey",
+        details: [
+            Detail(
+                "Rule",
+                "a CloudFront link needs Signature and Key-Pair-Id; signed cookies need CloudFront-Signature and "
+                    + "CloudFront-Key-Pair-Id"
+            )
+        ]
+    )
+    public static let unknownKeyPair = AccessDenied(
+        "Unknown Key",
+        code: "InvalidKey",
+        details: [Detail("Rule", "the Key-Pair-Id is not one of this app's CloudFront keys")]
+    )
     public static let retiredKeyPair = AccessDenied("Key-Pair-Id is retired")
-    public static let malformedPolicy = AccessDenied("Malformed CloudFront policy")
+    public static let malformedPolicy = AccessDenied(
+        "Malformed Policy",
+        code: "MalformedPolicy",
+        details: [
+            Detail(
+                "Rule",
+                "the policy must be CloudFront base64 of one JSON statement with a Resource and DateLessThan"
+            )
+        ]
+    )
     public static let resourceMismatch = AccessDenied("Resource is not covered by the policy")
     public static let notYetValid = AccessDenied("Request is not yet valid (DateGreaterThan)")
     public static let sourceIPMismatch = AccessDenied("Source IP is not allowed by the policy")

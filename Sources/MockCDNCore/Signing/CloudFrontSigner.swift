@@ -55,6 +55,36 @@ public struct CloudFrontSigner: Sendable {
         return link + (originalSize.map { "&oh=\($0.height)&ow=\($0.width)" } ?? "")
     }
 
+    /// Signed cookies: the name-value pairs a viewer sends to read every URL the policy covers (a custom
+    /// policy: `CloudFront-Policy`, `CloudFront-Signature`, `CloudFront-Key-Pair-Id`) or one URL until a time
+    /// (canned, `policy` nil: `CloudFront-Expires` in place of the policy); `CloudFront-Hash-Algorithm` with
+    /// SHA-256.
+    ///
+    /// - Parameters:
+    ///   - policy: a custom policy, or nil for a canned one.
+    ///   - resource: the URL a canned policy covers (ignored with a custom policy).
+    ///   - expires: when a canned policy ends (ignored with a custom policy).
+    ///   - hash: SHA-1 or SHA-256.
+    /// - Returns: the cookies, in the order CloudFront's documentation lists them.
+    /// - Throws: `MockCDNError.invalidKeyMaterial` when the key pair holds no private key.
+    public func cookies(
+        policy: CloudFrontPolicy?,
+        resource: String = "",
+        expires: Int64 = 0,
+        hash: RSAKey.Hash = .sha1
+    ) throws -> [(name: String, value: String)] {
+        let json = policy?.json ?? CloudFrontPolicy.cannedJSON(resource: resource, expires: String(expires))
+        let signature = Base64.encode(try self.keyPair.key.signature(for: json, hash: hash), .cloudFront)
+        let prefix = CloudFrontCredential.cookiePrefix
+        var cookies = [
+            policy == nil
+                ? (prefix + "Expires", String(expires)) : (prefix + "Policy", Base64.encode(json, .cloudFront)),
+            (prefix + "Signature", signature), (prefix + "Key-Pair-Id", self.keyPair.id),
+        ]
+        if hash == .sha256 { cookies.append((prefix + "Hash-Algorithm", "SHA256")) }
+        return cookies.map { (name: $0.0, value: $0.1) }
+    }
+
     private func tail(_ signature: String, _ hash: RSAKey.Hash) -> String {
         "&Signature=\(signature)&Key-Pair-Id=\(self.keyPair.id)" + (hash == .sha256 ? "&Hash-Algorithm=SHA256" : "")
     }
@@ -85,6 +115,22 @@ public struct CloudFrontCredential: Sendable, Equatable {
         self.keyPairID = value("Key-Pair-Id") ?? ""
         self.hashAlgorithm = value("Hash-Algorithm")
     }
+
+    /// The cookie names of signed cookies: the query parameters' names after `CloudFront-`.
+    public static let cookiePrefix = "CloudFront-"
+
+    /// Picks signed cookies (`CloudFront-Expires` or `CloudFront-Policy`, `CloudFront-Signature`,
+    /// `CloudFront-Key-Pair-Id`, and `CloudFront-Hash-Algorithm` for SHA-256) out of a request's cookies; nil
+    /// when there is neither a `CloudFront-Signature` nor a `CloudFront-Key-Pair-Id` cookie.
+    ///
+    /// - Parameter cookie: the cookie value for a name, or nil.
+    public init?(cookie: (String) -> String?) {
+        self.init(
+            query: ["Expires", "Policy", "Signature", "Key-Pair-Id", "Hash-Algorithm"].compactMap { name in
+                cookie(Self.cookiePrefix + name).map { (name, $0) }
+            }
+        )
+    }
 }
 
 /// Checks CloudFront-signed requests.
@@ -108,9 +154,7 @@ public enum CloudFrontVerifier {
         clientAddress: String?,
         keyPair: (String) -> CloudFrontKeyPair?
     ) throws(AccessDenied) -> Validity {
-        guard !credential.signature.isEmpty, !credential.keyPairID.isEmpty else {
-            throw AccessDenied("CloudFront links need Signature and Key-Pair-Id")
-        }
+        guard !credential.signature.isEmpty, !credential.keyPairID.isEmpty else { throw .missingKeyPair }
         let hash: RSAKey.Hash
         switch credential.hashAlgorithm {
         case nil, "SHA1": hash = .sha1

@@ -11,6 +11,8 @@ enum CredentialSource: String, Sendable {
     /// A SigV2 presigned query (`AWSAccessKeyId`, `Expires`, `Signature`).
     case presignedV2 = "presigned-v2"
     case cloudfront
+    /// CloudFront signed cookies (`CloudFront-Signature`, ...).
+    case cloudfrontCookie = "cloudfront-cookie"
     case jwt
     case none
 }

@@ -3,7 +3,8 @@ import Hummingbird
 import MockCDNCore
 
 /// Decides whether a media read (`GET|HEAD /{app}/{key}`) may go ahead. Any one valid credential of the
-/// request is enough: a FAT (header or query), a SigV4 or SigV2 presigned query, or a CloudFront signature.
+/// request is enough: a FAT (header or query), a SigV4 or SigV2 presigned query, a CloudFront signed URL, or
+/// CloudFront signed cookies (only when the URL carries no CloudFront signature, as on CloudFront).
 /// None at all is 401; when every one fails, the first failed rule answers (FAT, then SigV4, then SigV2, then
 /// CloudFront): 403, or 400 for a SigV4 URL scoped to another region.
 ///
@@ -108,16 +109,8 @@ struct MediaReadAuthorizer: Sendable {
         {
             return .presignedV2
         }
-        // With `AWSAccessKeyId`, `Signature` and `Expires` are SigV2's: such a URL is never judged as a
-        // CloudFront link, whose refusal ("need Key-Pair-Id") would send an AWS user the wrong way.
-        if !sigV2, let credential = CloudFrontCredential(query: query.decoded),
-            attempt({ () throws(AccessDenied) in
-                // The resources a link is checked against come from the public URL, the Host, the path and
-                // the query; the client address from the connection.
-                let parts = [
-                    "cloudfront", app.id, self.links.baseURL, request.head.authority ?? "", request.uri.path,
-                    rawQuery, context.remoteAddress ?? "",
-                ]
+        func cloudFront(_ credential: CloudFrontCredential, parts: [String]) -> Bool {
+            attempt { () throws(AccessDenied) in
                 let keyHolds = { (id: String) in app.keyPair(id: id)?.verifies ?? false }
                 try self.verified.check(parts, now: now, keyHolds: keyHolds) { () throws(AccessDenied) in
                     let validity = try CloudFrontVerifier.verify(
@@ -128,9 +121,32 @@ struct MediaReadAuthorizer: Sendable {
                     ) { app.keyPair(id: $0) }
                     return (validity, credential.keyPairID)
                 }
-            })
-        {
+            }
+        }
+        // The resources a link is checked against come from the public URL, the Host, the path and the query;
+        // the client address from the connection.
+        let requestParts = [
+            app.id, self.links.baseURL, request.head.authority ?? "", request.uri.path, rawQuery,
+            context.remoteAddress ?? "",
+        ]
+        // With `AWSAccessKeyId`, `Signature` and `Expires` are SigV2's: such a URL is never judged as a
+        // CloudFront link, whose refusal ("need Key-Pair-Id") would send an AWS user the wrong way.
+        let signedURL = sigV2 ? nil : CloudFrontCredential(query: query.decoded)
+        if let signedURL, cloudFront(signedURL, parts: ["cloudfront"] + requestParts) {
             return .cloudfront
+        }
+        // Signed cookies count only when the URL carries no CloudFront signature: CloudFront judges a request
+        // that has a signed URL by the URL alone, whatever cookies come with it.
+        if signedURL == nil, let cookies = CloudFrontCredential(cookie: { request.cookies[$0]?.value }),
+            cloudFront(
+                cookies,
+                parts: ["cloudfront-cookie"] + requestParts + [
+                    cookies.signature, cookies.keyPairID, cookies.policy ?? "", cookies.expires ?? "",
+                    cookies.hashAlgorithm ?? "",
+                ]
+            )
+        {
+            return .cloudfrontCookie
         }
         guard sawCredential, let failure = firstFailure else { throw S3Error.missingCredential() }
         throw S3Error.accessDenied(failure)
