@@ -99,7 +99,7 @@ def main():
             environment.update({"AWS_ENDPOINT_URL_S3": endpoint, "AWS_ACCESS_KEY_ID": "bench",
                                 "AWS_SECRET_ACCESS_KEY": "bench", "AWS_REGION": "us-east-1"})
             store = ["--store", "s3://bench-upload/bench"]
-        server = subprocess.Popen([args.binary, "serve", "--port", "0", *store, "--log-level", "error"],
+        server = subprocess.Popen([args.binary, "serve", "--port", "0", *store, "--log-level", "error", "--fixtures", "none"],
                                   stdout=subprocess.PIPE, text=True, env=environment)
         try:
             port = int(re.search(r":(\d+)$", server.stdout.readline().strip()).group(1))

@@ -45,6 +45,23 @@ public struct AppConfiguration: Sendable, Equatable {
     /// Serve HTML, SVG, XML and JavaScript inline, without the sandbox and attachment headers that keep
     /// uploaded files from running script on MockCDN's origin. Off unless an app opts in.
     public var inlineActiveContent: Bool
+    /// How the CometChat media URLs MockCDN hands out are authorised (CometChat's dashboard setting).
+    public var mediaURLAccess: MediaURLAccess
+    /// Lifetime of the CloudFront canned links handed out with `mediaURLAccess` `.presigned`, in seconds.
+    public var presignedURLTTL: Int64
+
+    /// CometChat's two media URL modes.
+    public enum MediaURLAccess: String, Sendable, Equatable, CaseIterable {
+        /// Plain media URLs; a read needs a File Access Token (header or query). The default.
+        case fat
+        /// Media URLs are CloudFront canned links that expire after `presignedURLTTL`.
+        case presigned
+    }
+
+    /// The bounds of `presignedURLTTL` CometChat documents: 15 minutes to 1 month (30 days).
+    public static let presignedURLTTLRange: ClosedRange<Int64> = 900...2_592_000
+    /// CometChat's default: 1 day.
+    public static let defaultPresignedURLTTL: Int64 = 86_400
 
     public init(
         appID: String,
@@ -58,7 +75,9 @@ public struct AppConfiguration: Sendable, Equatable {
         linkTTL: Int64 = 14 * 24 * 3600,
         presignTTL: Int64 = 300,
         maximumSourcePixels: Int = VariantRenderer.defaultMaximumPixels,
-        inlineActiveContent: Bool = false
+        inlineActiveContent: Bool = false,
+        mediaURLAccess: MediaURLAccess = .fat,
+        presignedURLTTL: Int64 = AppConfiguration.defaultPresignedURLTTL
     ) {
         self.appID = appID
         self.apiKey = apiKey
@@ -72,6 +91,8 @@ public struct AppConfiguration: Sendable, Equatable {
         self.presignTTL = presignTTL
         self.maximumSourcePixels = maximumSourcePixels
         self.inlineActiveContent = inlineActiveContent
+        self.mediaURLAccess = mediaURLAccess
+        self.presignedURLTTL = presignedURLTTL
     }
 
     /// The S3 region of an app that names none: the one boto3 and awscli sign for when they have no region.

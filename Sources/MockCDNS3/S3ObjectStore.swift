@@ -48,6 +48,10 @@ public final class S3ObjectStore: ObjectStore {
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         let blob = self.prefix + "blobs/" + key.rawValue + "/" + UUID().uuidString.lowercased()
         var intake = ObjectIntake(maxBytes: maxBytes)
+        // At most one part, handed whole to the upload and then reused for the next: one part's memory per
+        // upload, never grown past it (ByteBuffer doubles when it grows, so a body past 1 MiB gets exactly a
+        // part's room), never copied, and never freed and allocated again per part (glibc would keep freed
+        // parts in per-thread arenas).
         var pending = ByteBuffer()
         var upload: String? = nil
         var parts: [(number: Int, etag: String)] = []
@@ -62,10 +66,19 @@ public final class S3ObjectStore: ObjectStore {
             for try await chunk in body {
                 try intake.take(chunk)
                 var chunk = chunk
-                pending.writeBuffer(&chunk)
-                while pending.readableBytes >= self.partSize {
-                    try await send(pending.readSlice(length: self.partSize)!)
-                    pending.discardReadBytes()
+                while chunk.readableBytes > 0 {
+                    var piece = chunk.readSlice(
+                        length: min(chunk.readableBytes, self.partSize - pending.readableBytes)
+                    )!
+                    if pending.capacity < self.partSize, pending.readableBytes + piece.readableBytes > 1 << 20 {
+                        pending.reserveCapacity(self.partSize)
+                    }
+                    pending.writeBuffer(&piece)
+                    if pending.readableBytes == self.partSize {
+                        try await send(pending)
+                        // The upload has let go of it: the next part reuses the same memory.
+                        pending.clear()
+                    }
                 }
             }
             if let started = upload {

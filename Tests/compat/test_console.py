@@ -148,6 +148,27 @@ def test_upload_follow_expire_and_fault(console, tmp_path):
     status, body, _ = request(base + "/_mockcdn/faults")
     assert json.loads(body)["faults"] == []
 
+    # Delete from the details, through Stream's delete route: the object is gone, and so is its tile.
+    driver.find_element(By.CSS_SELECTOR, '.tab[data-view="objects"]').click()
+    driver.find_element(By.CSS_SELECTOR, f'button.tile[data-key="{key}"]').click()
+    wait(driver, expected_conditions.visibility_of_element_located((By.ID, "details")))
+    driver.find_element(By.CSS_SELECTOR, "#details button.danger").click()
+    driver.switch_to.alert.accept()
+    wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, f'button.tile[data-key="{key}"]'))
+    deletes = [entry for entry in journal(base) if entry["method"] == "DELETE"]
+    assert deletes and deletes[-1]["status"] == 200
+    assert request(f"{base}/{key}", headers={"fat": "x"})[0] in (403, 404)
+    status, body, _ = request(f"{base}/_mockcdn/objects?prefix=images/")
+    assert key not in body.decode()
+
+
+def test_the_page_loads_nothing_from_elsewhere(console):
+    base, _ = console
+    for path in ("/_mockcdn/ui", "/_mockcdn/ui/console.js", "/_mockcdn/ui/console.css"):
+        status, body, _ = request(base + path)
+        assert status == 200
+        assert not re.search(rb"(?:src|href)\s*=\s*[\"']?(?:https?:)?//|@import|url\(\s*[\"']?(?:https?:)?//", body), path
+
 
 def test_uploaded_svg_and_html_cannot_script_the_console(console, tmp_path):
     base, driver = console

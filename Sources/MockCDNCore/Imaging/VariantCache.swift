@@ -271,22 +271,15 @@ public final class VariantCache: Sendable {
                     if state.inFlight[key]?.id == id { self.removeFile(fileName, from: &state) }
                 }
             }
+            let variant: ImageVariant
             if let shared = self.shared, let stored = await shared.load(fileName) {
                 self.onLookup(true)
-                let temporary = self.writeTemporaryFile(stored)
-                self.commit(
-                    stored,
-                    key: key,
-                    object: object,
-                    fileName: fileName,
-                    id: id,
-                    source: .rendered(temporary: temporary)
-                )
-                return stored
+                variant = stored
+            } else {
+                self.onLookup(false)
+                variant = try await render()
+                await self.shared?.save(variant, as: fileName)
             }
-            self.onLookup(false)
-            let variant = try await render()
-            await self.shared?.save(variant, as: fileName)
             let temporary = self.writeTemporaryFile(variant)
             self.commit(
                 variant,

@@ -36,12 +36,16 @@ struct SecureMediaController {
         let fatParameterName: String
         let fatHeaderName: String
         let presignedURLTTL: Int64
+        let mediaURLAccess: String
+        let mediaURLTTL: Int64
 
         enum CodingKeys: String, CodingKey {
             case securedMediaHost = "SECURED_MEDIA_HOST"
             case fatParameterName = "FAT_PARAMETER_NAME"
             case fatHeaderName = "FAT_HEADER_NAME"
             case presignedURLTTL = "PRESIGNED_URL_TTL"
+            case mediaURLAccess = "MEDIA_URL_ACCESS"
+            case mediaURLTTL = "MEDIA_URL_TTL"
         }
     }
 
@@ -51,7 +55,9 @@ struct SecureMediaController {
             securedMediaHost: LinkSigner.authority(of: self.links.base(for: request)),
             fatParameterName: FATCredential.parameterName,
             fatHeaderName: FATCredential.headerName.canonicalName,
-            presignedURLTTL: app.configuration.presignTTL
+            presignedURLTTL: app.configuration.presignTTL,
+            mediaURLAccess: app.configuration.mediaURLAccess.rawValue,
+            mediaURLTTL: app.configuration.presignedURLTTL
         )
     }
 
@@ -186,7 +192,12 @@ struct SecureMediaController {
         return EditedResponse(
             status: .created,
             response: MediaResponse(
-                url: self.links.objectURL(received.key, base: self.links.base(for: request))
+                url: try self.links.mediaURL(
+                    app: app,
+                    key: received.key,
+                    now: self.clock.unixSeconds,
+                    base: self.links.base(for: request)
+                )
             )
         )
     }

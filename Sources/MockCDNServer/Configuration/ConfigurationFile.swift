@@ -15,6 +15,8 @@ import Yams
 ///     presign_ttl: 300                 # seconds, 1...604800; default 300
 ///     max_source_pixels: 16800000      # width x height x frames a resize accepts; default 16.8 million
 ///     inline_active_content: false     # serve HTML/SVG/XML/JS inline, unsandboxed; default false
+///     media_url_access: fat            # CometChat media URLs: fat (plain) or presigned (CloudFront canned)
+///     presigned_url_ttl: 86400         # seconds, 900...2592000, of those presigned media URLs; default 1 day
 ///     keys:                            # default: one RSA-2048 pair derived from api_secret
 ///       - id: KACME000000001
 ///         status: active               # active | accepted | retired
@@ -51,6 +53,8 @@ public struct ConfigurationFile: Decodable, Sendable {
         let presignTTL: Int64?
         let maximumSourcePixels: Int?
         let inlineActiveContent: Bool?
+        let mediaURLAccess: String?
+        let presignedURLTTL: Int64?
         let keys: [Key]?
         let fileUploadConfig: UploadConfig?
         let imageUploadConfig: UploadConfig?
@@ -65,6 +69,8 @@ public struct ConfigurationFile: Decodable, Sendable {
             case presignTTL = "presign_ttl"
             case maximumSourcePixels = "max_source_pixels"
             case inlineActiveContent = "inline_active_content"
+            case mediaURLAccess = "media_url_access"
+            case presignedURLTTL = "presigned_url_ttl"
             case fileUploadConfig = "file_upload_config"
             case imageUploadConfig = "image_upload_config"
         }
@@ -84,7 +90,8 @@ public struct ConfigurationFile: Decodable, Sendable {
         let app = MemberShape.object([
             "app_id": .value, "api_key": .value, "api_secret": .value, "region": .value, "s3_region": .value,
             "link_ttl": .value, "presign_ttl": .value, "max_source_pixels": .value, "inline_active_content": .value,
-            "keys": .list(key), "file_upload_config": uploadConfig, "image_upload_config": uploadConfig,
+            "media_url_access": .value, "presigned_url_ttl": .value, "keys": .list(key),
+            "file_upload_config": uploadConfig, "image_upload_config": uploadConfig,
         ])
         let server = MemberShape.object(
             Dictionary(uniqueKeysWithValues: ServeSetting.all.filter { $0.configKey != nil }.map { ($0.name, .value) })
@@ -165,6 +172,24 @@ public struct ConfigurationFile: Decodable, Sendable {
                 configuration.maximumSourcePixels = pixels
             }
             if let inline = app.inlineActiveContent { configuration.inlineActiveContent = inline }
+            if let access = app.mediaURLAccess {
+                guard let mode = AppConfiguration.MediaURLAccess(rawValue: access) else {
+                    throw MockCDNError.invalidConfiguration(
+                        "\(path): app \(app.appID): media_url_access must be fat or presigned"
+                    )
+                }
+                configuration.mediaURLAccess = mode
+            }
+            if let ttl = app.presignedURLTTL {
+                let range = AppConfiguration.presignedURLTTLRange
+                guard range.contains(ttl) else {
+                    throw MockCDNError.invalidConfiguration(
+                        "\(path): app \(app.appID): presigned_url_ttl must be \(range.lowerBound)...\(range.upperBound) "
+                            + "seconds (15 minutes to 30 days)"
+                    )
+                }
+                configuration.presignedURLTTL = ttl
+            }
             configuration.keyPairs = try (app.keys ?? []).map { key in
                 func read(_ relative: String?) throws -> String? {
                     guard let relative else { return nil }

@@ -74,6 +74,21 @@ final class LinkSigner: Sendable {
         )
     }
 
+    /// The URL of a CometChat media object as the app hands it out: plain in `fat` mode (a read adds the
+    /// FAT), a CloudFront canned link living the app's `presignedURLTTL` in `presigned` mode.
+    func mediaURL(app: MediaApp, key: ObjectKey, now: Int64, base: String) throws -> String {
+        let url = self.objectURL(key, base: base)
+        switch app.configuration.mediaURLAccess {
+        case .fat:
+            return url
+        case .presigned:
+            return try CloudFrontSigner(keyPair: app.activeKeyPair).cannedURL(
+                url,
+                expires: now + app.configuration.presignedURLTTL
+            )
+        }
+    }
+
     /// A SigV4 presigned GET of a stored object of `app` (path-style, bucket = app id), valid for the app's
     /// presign lifetime from `now`.
     func presignedURL(app: MediaApp, key: ObjectKey, now: Int64, base: String) -> String {

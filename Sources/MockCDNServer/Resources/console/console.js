@@ -64,7 +64,19 @@ async function refreshClock() {
   $("clock-now").textContent = isoTime(clock.now);
   $("clock-now").dateTime = isoTime(clock.now);
   $("clock-offset").textContent = Math.abs(state.offset) < 2 ? "real time" : `${state.offset > 0 ? "+" : "\u2212"}${span(state.offset)}`;
-  if (state.selected) renderDetails();
+  markExpiry();
+}
+
+// Each link's state against the clock, changed in place: the panel is not redrawn, so focus stays put.
+function markExpiry() {
+  for (const chip of document.querySelectorAll("#details .chip[data-expires]")) {
+    const left = Number(chip.dataset.expires) - state.now;
+    const expired = left <= 0;
+    chip.className = `chip ${expired ? "bad" : "good"}`;
+    chip.dataset.state = expired ? "expired" : "valid";
+    chip.textContent = expired ? `expired ${span(-left)} ago` : `expires in ${span(left)}`;
+    chip.closest("li").classList.toggle("expired", expired);
+  }
 }
 
 async function clockChange(method, path, body) {
@@ -132,13 +144,10 @@ function renderDetails() {
   if (!object) return panel.replaceChildren();
   const field = (name, value) => value === null || value === undefined ? [] : [element("dt", {}, name), element("dd", {}, String(value))];
   const links = object.links.map((link) => {
-    const left = link.expires_at - state.now;
-    const expired = left <= 0;
-    return element("li", { class: `link ${expired ? "expired" : ""}`, "data-kind": link.kind },
+    return element("li", { class: "link", "data-kind": link.kind },
       element("div", { class: "link-head" },
         element("strong", {}, { cloudfront: "CloudFront", presigned: "SigV4 presigned", fat: "FAT" }[link.kind] || link.kind),
-        element("span", { class: `chip ${expired ? "bad" : "good"}`, "data-state": expired ? "expired" : "valid" },
-          expired ? `expired ${span(-left)} ago` : `expires in ${span(left)}`)),
+        element("span", { class: "chip", "data-expires": link.expires_at })),
       element("code", { class: "url" }, masked(link.url)),
       element("div", { class: "buttons" },
         element("button", { type: "button", onclick: () => copy(link.url) }, "Copy"),
@@ -154,6 +163,7 @@ function renderDetails() {
     element("h4", {}, "Fresh links, signed at the server clock"),
     element("ul", { class: "links" }, links),
     element("button", { type: "button", class: "danger", onclick: () => remove(object) }, "Delete"));
+  markExpiry();
 }
 
 async function copy(text) {
