@@ -59,6 +59,8 @@ let package = Package(
             name: "CMockCDNCrypto",
             dependencies: ["CLibCrypto"]
         ),
+        // The allocator setting `mockcdn serve` makes at start (large blocks mapped and unmapped, glibc only).
+        .target(name: "CMockCDNMemory"),
         // libvips, found through pkg-config.
         .systemLibrary(
             name: "CVips",
@@ -141,6 +143,7 @@ let package = Package(
         .executableTarget(
             name: "mockcdn",
             dependencies: [
+                "CMockCDNMemory",
                 "MockCDNCore",
                 "MockCDNServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMockCDNMemory
 import Foundation
 import Logging
 import MockCDNServer
@@ -67,6 +68,9 @@ struct Serve: AsyncParsableCommand {
     var memoryStoreMb: String?
 
     func run() async throws {
+        // Blocks of 1 MiB and more (S3 upload parts, variants) are mapped on their own and unmapped when freed,
+        // so memory freed on one thread is not kept in another's arena (CMockCDNMemory says why).
+        _ = CMockCDNMemory_keepLargeAllocationsMapped(1 << 20)
         let configuration: ServerConfiguration
         do {
             let flags: [ServeSetting: String?] = [

@@ -223,7 +223,8 @@ def test_foreign_origin_cannot_read_or_change_control_state(mockcdn):
             status, answer, _ = request(base + path, "POST", body, {**origin, "Content-Type": content_type})
             assert status == 415, (path, content_type, status)
             assert b"application/json" in answer
-    assert json.loads(request(base + "/_mockcdn/clock")[1])["now"] == clock
+    # The clock follows real time: it may have ticked, but never by the day the requests asked for.
+    assert 0 <= json.loads(request(base + "/_mockcdn/clock")[1])["now"] - clock < 60
     assert json.loads(request(base + "/_mockcdn/faults")[1])["faults"] == []
     # Media routes keep CORS for web players.
     assert request(base + "/demo/fixtures/sample.jpg", headers=origin)[2].get("Access-Control-Allow-Origin") == "*"
