@@ -191,6 +191,7 @@ struct ServeSettingsTests {
             ([:], ServeSettings(flags: [.memoryStoreMB: "0"]), "--memory-store-mb must be 1...1048576"),
             ([:], ServeSettings(flags: [.variantCacheMB: "-1"]), "--variant-cache-mb must be 0...65536"),
             ([:], ServeSettings(flags: [.maxConnections: "1e3"]), "--max-connections must be an integer"),
+            (["MOCKCDN_S3_VARIANTS": "true"], ServeSettings(), "MOCKCDN_S3_VARIANTS needs an s3:// --store"),
         ]
     )
     func invalid(_ environment: [String: String], _ flags: ServeSettings, _ message: String) {

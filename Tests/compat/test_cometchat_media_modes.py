@@ -8,6 +8,7 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat``.
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import urllib.parse
@@ -15,6 +16,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding
 
 from conftest import launch
 from support import BINARY, multipart, request
@@ -79,6 +82,15 @@ def test_presigned_mode_hands_out_canned_links_that_expire_by_the_clock(served, 
     query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))
     assert set(query) == {"Expires", "Signature", "Key-Pair-Id"}, url
     assert int(query["Expires"]) - now in (ttl, ttl + 1)  # the upload may land a second later
+    # The link is CloudFront's canned form, checked without MockCDN's code: RSA-SHA1 over the canned policy,
+    # with the public key the app publishes.
+    status, body, _ = request(f"{served}/v1/apps/{app}/keys")
+    keys = {key["id"]: key["public_key"] for key in json.loads(body)["keys"]}
+    policy = ('{"Statement":[{"Resource":"%s","Condition":{"DateLessThan":{"AWS:EpochTime":%s}}}]}'
+              % (url.split("?")[0], query["Expires"])).encode()
+    signature = base64.b64decode(query["Signature"].replace("-", "+").replace("_", "=").replace("~", "/"))
+    serialization.load_pem_public_key(keys[query["Key-Pair-Id"]].encode()).verify(
+        signature, policy, padding.PKCS1v15(), hashes.SHA1())
     status, body, _ = request(url)
     assert status == 200 and body == data
     assert control(served, "/_mockcdn/requests")["requests"][-1]["credential"] == "cloudfront"

@@ -108,6 +108,10 @@ def test_upload_follow_expire_and_fault(console, tmp_path):
     assert "64 \u00d7 40" in details.text and "image/png" in details.text
     kinds = [item.get_attribute("data-kind") for item in details.find_elements(By.CSS_SELECTOR, "li.link")]
     assert kinds == ["cloudfront", "presigned", "fat"]
+    # Each link, exactly as the page holds it, reads the uploaded bytes with a plain HTTP client.
+    for link in driver.execute_script("return state.selected.links.map((link) => link.url)"):
+        status, body, _ = request(link)
+        assert status == 200 and body == picture.read_bytes(), link.split("?")[1][:40]
     shot(driver, "details")
     open_link(driver, "cloudfront")
     reads = [entry for entry in journal(base) if entry["path"] == "/" + key and entry["method"] == "GET"]
@@ -157,7 +161,9 @@ def test_upload_follow_expire_and_fault(console, tmp_path):
     wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, f'button.tile[data-key="{key}"]'))
     deletes = [entry for entry in journal(base) if entry["method"] == "DELETE"]
     assert deletes and deletes[-1]["status"] == 200
-    assert request(f"{base}/{key}", headers={"fat": "x"})[0] in (403, 404)
+    status, body, _ = request(base + "/_mockcdn/tokens", "POST", b'{"kind":"fat","user_id":"ana"}',
+                              {"Content-Type": "application/json"})
+    assert request(f"{base}/{key}", headers={"fat": json.loads(body)["token"]})[0] == 404
     status, body, _ = request(f"{base}/_mockcdn/objects?prefix=images/")
     assert key not in body.decode()
 

@@ -71,6 +71,10 @@ extension ServerConfiguration {
             }
         }
         configuration.s3Variants = try settings.text(.s3Variants) == "true"
+        // Without a bucket there is nowhere to share variants: say so rather than ignore the setting.
+        if configuration.s3Variants, configuration.s3Store == nil {
+            throw MockCDNError.invalidConfiguration("\(settings[.s3Variants]!.source) needs an s3:// --store")
+        }
         configuration.publicURL = try settings.text(.publicURL)
         if let level = try settings.text(.logLevel) { configuration.logLevel = Logger.Level(rawValue: level)! }
         if let megabytes = try settings.integer(.variantCacheMB) {

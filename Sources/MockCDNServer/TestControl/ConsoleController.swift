@@ -21,6 +21,15 @@ struct ConsoleController {
         "console.css": "text/css; charset=utf-8",
     ]
 
+    /// The page and its files, read from the resources once (nil when not installed).
+    static let installed: [String: Data] = {
+        var found: [String: Data] = [:]
+        for name in Self.files.keys + ["index.html"] {
+            found[name] = ServerResources.data("console/" + name)
+        }
+        return found
+    }()
+
     /// Objects one listing shows at most.
     static let listingLimit = 500
     /// The box thumbnails are resized into, in pixels.
@@ -79,7 +88,7 @@ struct ConsoleController {
         group.get("ui") { _, _ in try self.page() }
         group.get("ui/:file") { _, context in
             let name = context.parameters.get("file") ?? ""
-            guard let type = Self.files[name], let data = ServerResources.data("console/" + name) else {
+            guard let type = Self.files[name], let data = Self.installed[name] else {
                 throw HTTPError(.notFound, message: "no such console file")
             }
             return Self.response(ByteBuffer(bytes: data), type: type, policy: Self.policy(nonce: nil))
@@ -90,7 +99,7 @@ struct ConsoleController {
 
     /// The page, with a fresh nonce in its policy and on its script tag.
     func page() throws -> Response {
-        guard let data = ServerResources.data("console/index.html") else {
+        guard let data = Self.installed["index.html"] else {
             throw HTTPError(.notFound, message: "the console is not installed next to the mockcdn binary")
         }
         let nonce = SecureBytes.random(count: 16).hexString
@@ -149,6 +158,8 @@ struct ConsoleController {
         }
         let prefix = query["prefix"].map(String.init) ?? ""
         let now = self.clock.unixSeconds
+        // One FAT for the listing: the page reads thumbnails with it, and each FAT link carries it.
+        let fat = app.configuration.fileAccessToken(user: "console", issuedAt: now, lifetime: Self.fatLifetime)
         let all = try await self.store.list(prefix: app.id + "/" + prefix)
             .filter { $0.extras["poster_of"] == nil }
             .sorted { $0.created > $1.created }
@@ -157,13 +168,15 @@ struct ConsoleController {
             let objectKind = Self.kind(of: metadata.contentType)
             if let kind, kind != objectKind { continue }
             guard objects.count < Self.listingLimit else { break }
-            objects.append(try await self.describe(metadata, kind: objectKind, app: app, now: now, base: base))
+            objects.append(
+                try await self.describe(metadata, kind: objectKind, app: app, now: now, fat: fat, base: base)
+            )
         }
         return Listing(
             app: app.id,
             now: now,
             truncated: objects.count == Self.listingLimit,
-            thumbnailFAT: app.configuration.fileAccessToken(user: "console", issuedAt: now, lifetime: Self.fatLifetime),
+            thumbnailFAT: fat,
             objects: objects
         )
     }
@@ -180,11 +193,11 @@ struct ConsoleController {
         kind: String,
         app: MediaApp,
         now: Int64,
+        fat: String,
         base: String
     ) async throws -> Object {
         let key = try ObjectKey(metadata.key)
         let cloudFront = try self.links.signedURL(app: app, object: metadata, now: now, base: base)
-        let fat = app.configuration.fileAccessToken(user: "console", issuedAt: now, lifetime: Self.fatLifetime)
         // The resize path's own parameters, on the unsigned URL: the page sends the listing's FAT in a header.
         let resize = "?w=\(Self.thumbnailSide)&h=\(Self.thumbnailSide)&resize=crop"
         var thumbnail: String? = nil
@@ -218,7 +231,7 @@ struct ConsoleController {
                 ),
                 Link(
                     kind: "fat",
-                    url: self.links.objectURL(key, base: base) + "?fat=" + fat,
+                    url: self.links.objectURL(key, base: base) + "?fat=" + PercentEncoding.encode(fat),
                     expiresAt: now + Self.fatLifetime
                 ),
             ]

@@ -177,7 +177,8 @@ struct TestControlMiddleware: RouterMiddleware {
         entry.update {
             $0.status = status
             $0.credential = credential
-            $0.reason = reason
+            // Messages quote bits of the request (a member name, a region); the journal keeps a bounded line.
+            $0.reason = reason.map { String($0.prefix(512)) }
         }
         self.metrics.request(
             route: context.endpointPath ?? "unmatched",
