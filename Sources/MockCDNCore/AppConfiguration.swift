@@ -49,6 +49,10 @@ public struct AppConfiguration: Sendable, Equatable {
     public var mediaURLAccess: MediaURLAccess
     /// Lifetime of the CloudFront canned links handed out with `mediaURLAccess` `.presigned`, in seconds.
     public var presignedURLTTL: Int64
+    /// Lifetime of the upload URLs `POST /v1/apps/{app}/uploads` hands out, in seconds (CometChat: 15 minutes).
+    public var uploadURLTTL: Int64
+    /// Seconds a presigned PUT may go without receiving a byte before it fails as stalled (CometChat: 30).
+    public var uploadStallTimeout: Int64
 
     /// CometChat's two media URL modes.
     public enum MediaURLAccess: String, Sendable, Equatable, CaseIterable {
@@ -62,6 +66,14 @@ public struct AppConfiguration: Sendable, Equatable {
     public static let presignedURLTTLRange: ClosedRange<Int64> = 900...2_592_000
     /// CometChat's default: 1 day.
     public static let defaultPresignedURLTTL: Int64 = 86_400
+    /// The bounds of `uploadURLTTL`: a minute to S3's longest presigned lifetime, a week.
+    public static let uploadURLTTLRange: ClosedRange<Int64> = 60...SigV4.maximumExpires
+    public static let defaultUploadURLTTL: Int64 = 900
+    /// The bounds of `uploadStallTimeout`: a second to an hour.
+    public static let uploadStallTimeoutRange: ClosedRange<Int64> = 1...3600
+    public static let defaultUploadStallTimeout: Int64 = 30
+    /// The most files one request for upload URLs may name (CometChat: 10 per upload group).
+    public static let maximumUploadFiles = 10
 
     public init(
         appID: String,
@@ -77,7 +89,9 @@ public struct AppConfiguration: Sendable, Equatable {
         maximumSourcePixels: Int = VariantRenderer.defaultMaximumPixels,
         inlineActiveContent: Bool = false,
         mediaURLAccess: MediaURLAccess = .fat,
-        presignedURLTTL: Int64 = AppConfiguration.defaultPresignedURLTTL
+        presignedURLTTL: Int64 = AppConfiguration.defaultPresignedURLTTL,
+        uploadURLTTL: Int64 = AppConfiguration.defaultUploadURLTTL,
+        uploadStallTimeout: Int64 = AppConfiguration.defaultUploadStallTimeout
     ) {
         self.appID = appID
         self.apiKey = apiKey
@@ -93,6 +107,8 @@ public struct AppConfiguration: Sendable, Equatable {
         self.inlineActiveContent = inlineActiveContent
         self.mediaURLAccess = mediaURLAccess
         self.presignedURLTTL = presignedURLTTL
+        self.uploadURLTTL = uploadURLTTL
+        self.uploadStallTimeout = uploadStallTimeout
     }
 
     /// The S3 region of an app that names none: the one boto3 and awscli sign for when they have no region.

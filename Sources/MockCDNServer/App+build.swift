@@ -52,7 +52,7 @@ public func buildApplication(
 }
 
 /// This build's version, as `mockcdn --version` and the index route show it.
-public let mockCDNVersion = "0.5.0"
+public let mockCDNVersion = "0.6.0"
 
 /// Runs MockCDN until SIGINT or SIGTERM, printing the ready banner on stdout once it listens.
 ///
@@ -220,13 +220,21 @@ func addRoutes(
         posters: services.posters
     ).addRoutes(to: stream)
     let cometChat = router.group().add(middleware: ErrorEnvelopeMiddleware.cometChat)
+    let cometChatAuth = CometChatAuthenticator(apps: services.apps, clock: services.clock)
     KeysController(apps: services.apps).addRoutes(to: cometChat)
     SecureMediaController(
-        apps: services.apps,
         store: services.store,
         clock: services.clock,
         links: services.links,
-        uploads: services.uploads
+        uploads: services.uploads,
+        auth: cometChatAuth
+    ).addRoutes(to: cometChat)
+    UploadURLController(auth: cometChatAuth, links: services.links, state: services.state).addRoutes(to: cometChat)
+    PresignedPutController(
+        auth: cometChatAuth,
+        links: services.links,
+        uploads: services.uploads,
+        idleTimeoutSeconds: configuration.idleTimeoutSeconds
     ).addRoutes(to: cometChat)
     CDNController(
         apps: services.apps,

@@ -27,6 +27,8 @@ struct Failure: Sendable {
             case .tooLarge(let limit):
                 self.init(category: .tooLarge, message: "file is larger than the upload limit of \(limit) bytes")
             case .storage(let message): self.init(category: .unavailable, message: message)
+            case .stalled(let seconds):
+                self.init(category: .invalidInput, message: "no bytes arrived for \(seconds) s; nothing was stored")
             case .unavailable(let message, let status):
                 self.init(category: status.code == 507 ? .insufficientStorage : .unavailable, message: message)
             }

@@ -92,6 +92,45 @@ struct SigV4Tests {
         )
     }
 
+    /// boto3 1.x `generate_presigned_url("put_object", ContentType="image/png", ExpiresIn=900)` at `boto3Date`,
+    /// path-style, region `us`: the content type becomes a signed header.
+    static let boto3PutURL =
+        "http://127.0.0.1:18080/demo/media/0c4e1f7a/photo.png"
+        + "?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=demo-key%2F20261121%2Fus%2Fs3%2Faws4_request"
+        + "&X-Amz-Date=20261121T134725Z&X-Amz-Expires=900&X-Amz-SignedHeaders=content-type%3Bhost"
+        + "&X-Amz-Signature=3a1054cf02a455fd65be883ed19a056365950a5c9ef28b1f308806549e812133"
+
+    @Test("a presigned PUT with a signed content type reproduces boto3's, and verifies only with that type")
+    func boto3PutExample() throws {
+        let url = SigV4.presignedURL(
+            method: "PUT",
+            scheme: "http",
+            authority: "127.0.0.1:18080",
+            path: "/demo/media/0c4e1f7a/photo.png",
+            credentials: Self.demo,
+            date: Self.boto3Date,
+            expires: 900,
+            headers: ["content-type": "image/png"]
+        )
+        #expect(url == Self.boto3PutURL)
+        let parsed = PresignedURLParts(url)
+        func verify(method: String, contentType: String?) throws(AccessDenied) {
+            try SigV4.verify(
+                query: parsed.query,
+                method: method,
+                path: parsed.path,
+                header: { $0 == "host" ? parsed.authority : $0 == "content-type" ? contentType : nil },
+                credentials: Self.demo,
+                now: Self.boto3Date + 899
+            )
+        }
+        try verify(method: "PUT", contentType: "image/png")
+        for (method, type) in [("PUT", "text/html"), ("PUT", nil), ("GET", "image/png")] {
+            let denial = #expect(throws: AccessDenied.self) { try verify(method: method, contentType: type) }
+            #expect(denial?.code == "SignatureDoesNotMatch")
+        }
+    }
+
     struct Tampering: Sendable, CustomTestStringConvertible {
         let name: String
         let replace: String
@@ -198,7 +237,7 @@ struct SigV4Tests {
             replace: "X-Amz-SignedHeaders=host",
             with: "X-Amz-SignedHeaders=authorization%3Bhost",
             code: "AccessDenied",
-            message: "X-Amz-SignedHeaders may name only host and x-amz-* headers"
+            message: "X-Amz-SignedHeaders may name only host, content-length, content-md5, content-type and x-amz-*"
         ),
         .init(
             name: "extra parameter",

@@ -250,7 +250,7 @@ struct SecureMediaTests {
                 ("no FAT", nil, Data("x".utf8), "demo", 401, "ERR_NOT_LOGGED_IN"),
                 ("another app's FAT", acmeFAT, Data("x".utf8), "demo", 401, "ERR_NOT_LOGGED_IN"),
                 ("empty file", fat, Data(), "demo", 400, "ERR_BAD_REQUEST"),
-                ("over the app's size limit", fat, Self.alphabet, "demo", 413, "ERR_FILE_TOO_LARGE"),
+                ("over the app's size limit", fat, Self.alphabet, "demo", 413, "ERR_FILE_SIZE_EXCEEDED"),
                 ("unknown app", fat, Data("x".utf8), "nope", 404, "ERR_APP_NOT_FOUND"),
             ]
             for (name, token, data, app, status, code) in cases {

@@ -54,4 +54,4 @@ def test_cometchat_limit_boundary(server, size, status):
     got, answer = send(server, "/demo/media", size, {"fat": fat})
     assert got == status, answer[:300]
     if status == 413:
-        assert json.loads(answer)["error"]["code"] == "ERR_FILE_TOO_LARGE"
+        assert json.loads(answer)["error"]["code"] == "ERR_FILE_SIZE_EXCEEDED"

@@ -35,9 +35,15 @@ struct DockerRecipeTests {
                 )
             }
         }
-        let manifest = try Self.read("Package.swift")
-        #expect(manifest.contains(#".executable(name: "mockcdn""#))
-        #expect(lines.contains { $0.hasPrefix("RUN scripts/build-server.sh -c release") })
+        #expect(try Self.read("Package.swift").contains(#".executable(name: "mockcdn""#))
+        // Dependencies resolve in a layer of their own, before the sources are copied; the build folder is a
+        // cache mount, so a source change rebuilds MockCDN's modules only.
+        let resolve = lines.firstIndex(of: "RUN swift package resolve")
+        let manifest = lines.firstIndex(of: "COPY Package.swift ./")
+        let sources = lines.firstIndex { $0.hasPrefix("COPY Sources ") }
+        #expect(manifest != nil && resolve != nil && sources != nil && manifest! < resolve! && resolve! < sources!)
+        let build = lines.first { $0.contains("scripts/build-server.sh -c release") }
+        #expect(build?.hasPrefix("RUN --mount=type=cache,target=/src/.build ") == true)
         let buildScript = try Self.read("scripts/build-server.sh")
         #expect(buildScript.contains("--product mockcdn") && buildScript.contains("--product MockCDNVips"))
         #expect(
@@ -46,7 +52,7 @@ struct DockerRecipeTests {
         // The libvips module and the resources ride next to the binary, where the server looks for them.
         #expect(
             lines.contains {
-                $0.hasPrefix("RUN scripts/build-server.sh") && $0.contains(#"/MockCDN_MockCDNServer.resources" /out/"#)
+                $0.contains("scripts/build-server.sh") && $0.contains(#"/MockCDN_MockCDNServer.resources" /out/"#)
                     && $0.contains(#"/libMockCDNVips.so" /out/"#)
             }
         )
@@ -56,6 +62,34 @@ struct DockerRecipeTests {
         #expect(lines.contains(#"CMD ["serve"]"#))
         #expect(lines.contains { $0.hasPrefix("ENV") && $0.contains("MOCKCDN_FIXTURES=/usr/share/mockcdn/fixtures") })
         #expect(lines.contains { $0.hasPrefix("COPY Fixtures/media /usr/share/mockcdn/fixtures") })
+        // The runtime packages are exactly what the binary needs: libvips and libcrypto (linked), ffmpeg
+        // (video posters), curl (the health check), CA certificates (an https S3 store).
+        let runtime = lines.last { $0.hasPrefix("RUN apt-get") }.map { line in
+            line.split(separator: " ").drop { $0 != "--no-install-recommends" }.dropFirst().prefix { $0 != "&&" }
+        }
+        #expect(runtime.map(Array.init) == ["libvips42", "libssl3", "ffmpeg", "curl", "ca-certificates"])
+    }
+
+    @Test("the data directory exists in the image, owned by the user the server runs as, where compose mounts it")
+    func dataDirectory() throws {
+        let lines = Self.instructions(try Self.read("docker/Dockerfile"))
+        #expect(lines.contains("USER mockcdn"))
+        #expect(
+            lines.contains {
+                $0.hasPrefix("RUN apt-get") && $0.contains("useradd --system --home-dir /var/lib/mockcdn")
+                    && $0.hasSuffix("&& install -d -o mockcdn -g mockcdn /var/lib/mockcdn/data")
+            }
+        )
+        let compose = try Self.read("docker/compose.yaml")
+        #expect(compose.contains("MOCKCDN_DATA_DIR: /var/lib/mockcdn/data"))
+        #expect(compose.contains("- mockcdn-data:/var/lib/mockcdn/data"))
+    }
+
+    @Test("the README runs the image behind a port mapping, where links follow the request's Host")
+    func readme() throws {
+        let readme = try Self.read("README.md")
+        #expect(readme.contains("docker run --rm -p 9000:8080 mockcdn"))
+        #expect(try Self.read("docker/Dockerfile").contains("#   docker run --rm -p 9000:8080 mockcdn"))
     }
 
     @Test("compose.yaml builds that Dockerfile from the repository root and checks health")

@@ -120,6 +120,33 @@ public enum UploadPolicy {
         case .file:
             contentType = Self.storedType(declared: declared, sniffed: sniffed, fileName: fileName)
         }
+        try Self.check(fileName: fileName, contentType: contentType, config: config)
+        return contentType
+    }
+
+    /// Checks a file announced before its bytes (a request for an upload URL): its name against the
+    /// extension lists and its declared type against the type lists. The bytes are checked when they come.
+    ///
+    /// - Parameters:
+    ///   - fileName: the name the file will have.
+    ///   - declaredType: the type the client says it has.
+    ///   - config: the app's file config.
+    /// - Returns: the declared type's essence (`type/subtype`, lower-case).
+    /// - Throws: `UploadRejection` saying which rule failed.
+    public static func checkAnnounced(
+        fileName: String,
+        declaredType: String,
+        config: UploadConfig
+    ) throws(UploadRejection) -> String {
+        guard let essence = MediaType.essence(declaredType) else {
+            throw UploadRejection("content_type is not a valid media type (RFC 9110 type/subtype)")
+        }
+        try Self.check(fileName: fileName, contentType: essence, config: config)
+        return essence
+    }
+
+    /// The app's extension and type lists.
+    private static func check(fileName: String, contentType: String, config: UploadConfig) throws(UploadRejection) {
         let fileExtension = Self.fileExtension(fileName)
         let allowedExtensions = config.allowedFileExtensions.map(normalisedExtension)
         let blockedExtensions = config.blockedFileExtensions.map(normalisedExtension)
@@ -136,7 +163,6 @@ public enum UploadPolicy {
         if config.blockedMimeTypes.map(normalised).contains(contentType) {
             throw UploadRejection("mime type \(contentType) is blocked for this app")
         }
-        return contentType
     }
 
     /// The type a file is stored and served as. The bytes decide it; a declaration only narrows it (a ZIP

@@ -51,7 +51,12 @@ public struct AccessDenied: Error, Sendable, Equatable, CustomStringConvertible 
         )
     }
 
-    public static let expired = AccessDenied("Request has expired")
+    /// S3's text for a presigned URL past its expiry; every expiry refusal says it.
+    public static let expiredMessage = "Request has expired"
+    public static let expired = AccessDenied(expiredMessage)
+
+    /// Whether the credential was refused only because its time had passed (the rest held).
+    public var isExpiry: Bool { self.message == Self.expiredMessage }
     public static let signatureMismatch = AccessDenied("Signature does not match")
     /// CloudFront's own codes and text for a missing key id, an unknown one and an unreadable policy; the
     /// `Rule` detail keeps MockCDN's account of what failed.

@@ -136,7 +136,7 @@ public enum SigV2 {
         // S3 refuses a request received after `Expires`, so the second it names still works.
         guard now <= expires else {
             throw AccessDenied(
-                "Request has expired",
+                AccessDenied.expiredMessage,
                 details: [.init("Expires", AmzDate.iso8601(expires)), .init("ServerTime", AmzDate.iso8601(now))]
             )
         }

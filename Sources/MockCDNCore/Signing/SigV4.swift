@@ -14,8 +14,8 @@ public struct SigV4Credentials: Sendable {
     }
 }
 
-/// AWS Signature Version 4 for presigned S3 GET URLs (query authentication, `UNSIGNED-PAYLOAD`), both
-/// making them and checking them with the same canonical-request code, as boto3 and `aws s3 presign`
+/// AWS Signature Version 4 for presigned S3 URLs (query authentication, `UNSIGNED-PAYLOAD`), GETs and
+/// uploads' PUTs, both making them and checking them with the same canonical-request code, as boto3 and `aws s3 presign`
 /// build them.
 public enum SigV4 {
     public static let algorithm = "AWS4-HMAC-SHA256"
@@ -39,39 +39,51 @@ public enum SigV4 {
         query.contains { parameterNames.contains($0.name) }
     }
 
-    /// Presigns a GET of `path` on `authority`, signing only the `host` header.
+    /// Presigns a request for `path` on `authority`: a GET signing only `host` by default, or (for an upload)
+    /// another method with more signed headers and parameters.
     ///
     /// - Parameters:
+    ///   - method: the method the URL is for.
     ///   - scheme: `http` or `https`.
     ///   - authority: `host` or `host:port`, exactly as clients will send it in `Host`.
     ///   - path: the decoded path, starting with `/` (for MockCDN `/{app}/{key}`).
     ///   - credentials: who signs.
     ///   - date: the signing time, Unix seconds.
     ///   - expires: lifetime in seconds, 1...604800.
+    ///   - parameters: more query parameters, signed with the rest.
+    ///   - headers: headers besides `host` the request must carry with these values, by lower-case name.
     /// - Returns: the presigned URL.
     public static func presignedURL(
+        method: String = "GET",
         scheme: String,
         authority: String,
         path: String,
         credentials: SigV4Credentials,
         date: Int64,
-        expires: Int64
+        expires: Int64,
+        parameters: [(name: String, value: String)] = [],
+        headers: [String: String] = [:]
     ) -> String {
         let amzDate = AmzDate.compact(date)
-        let query: [(name: String, value: String)] = [
-            ("X-Amz-Algorithm", algorithm),
-            ("X-Amz-Credential", credentials.accessKeyID + "/" + scope(credentials, day: String(amzDate.prefix(8)))),
-            ("X-Amz-Date", amzDate),
-            ("X-Amz-Expires", String(expires)),
-            ("X-Amz-SignedHeaders", "host"),
-        ]
+        let signedHeaders = (["host"] + headers.keys).sorted()
+        let query: [(name: String, value: String)] =
+            [
+                ("X-Amz-Algorithm", algorithm),
+                (
+                    "X-Amz-Credential",
+                    credentials.accessKeyID + "/" + scope(credentials, day: String(amzDate.prefix(8)))
+                ),
+                ("X-Amz-Date", amzDate),
+                ("X-Amz-Expires", String(expires)),
+                ("X-Amz-SignedHeaders", signedHeaders.joined(separator: ";")),
+            ] + parameters
         let canonicalQuery = self.canonicalQuery(query)
         let canonical = self.canonicalRequest(
-            method: "GET",
+            method: method,
             path: path,
             canonicalQuery: canonicalQuery,
-            signedHeaders: ["host"],
-            header: { _ in authority }
+            signedHeaders: signedHeaders,
+            header: { $0 == "host" ? authority : headers[$0] }
         )
         let signature = self.signature(canonical, credentials: credentials, amzDate: amzDate)
         return scheme + "://" + authority + PercentEncoding.encodePath(path) + "?" + canonicalQuery
@@ -152,11 +164,17 @@ public enum SigV4 {
         else {
             throw AccessDenied("X-Amz-SignedHeaders must be sorted lower-case names and include host")
         }
-        // Only `host` and `x-amz-*` may be signed: a mismatch answer shows the canonical request, so a
-        // client must not get to pick `authorization` or `cookie` values for it to echo.
-        guard signedHeaders.allSatisfy({ $0 == "host" || ($0.hasPrefix("x-amz-") && $0 != "x-amz-security-token") })
+        // Only `host`, the content headers and `x-amz-*` may be signed: a mismatch answer shows the canonical
+        // request, so a client must not get to pick `authorization` or `cookie` values for it to echo.
+        guard
+            signedHeaders.allSatisfy({
+                Self.signableHeaders.contains($0) || ($0.hasPrefix("x-amz-") && $0 != "x-amz-security-token")
+            })
         else {
-            throw AccessDenied("X-Amz-SignedHeaders may name only host and x-amz-* headers")
+            throw AccessDenied(
+                "X-Amz-SignedHeaders may name only host, content-length, content-md5, content-type "
+                    + "and x-amz-* headers"
+            )
         }
         guard let provided = value("X-Amz-Signature"), let signature = [UInt8](hexString: provided),
             signature.count == 32
@@ -206,7 +224,7 @@ public enum SigV4 {
         guard date <= now + allowedSkew else { throw AccessDenied("Request is not yet valid") }
         guard now < date + expires else {
             throw AccessDenied(
-                "Request has expired",
+                AccessDenied.expiredMessage,
                 details: [
                     .init("X-Amz-Expires", String(expires)),
                     .init("Expires", AmzDate.iso8601(date + expires)),
@@ -216,6 +234,10 @@ public enum SigV4 {
         }
         return Validity(notBefore: date - allowedSkew, expiresAt: date + expires)
     }
+
+    /// The headers besides `x-amz-*` a presigned URL may sign: botocore signs the content headers of a
+    /// presigned PUT given `ContentType`, `ContentMD5` or `ContentLength`.
+    public static let signableHeaders: Set<String> = ["host", "content-length", "content-md5", "content-type"]
 
     /// Query parameters whose values never appear in an error answer.
     static let redactedParameters: Set<String> = ["X-Amz-Security-Token", "fat", "Signature", "Policy"]

@@ -2,12 +2,15 @@ import Foundation
 import Hummingbird
 import MockCDNCore
 
-/// An error on the CometChat-style secure-media API (settings, FAT, media upload, presign), rendered as
-/// `{"error":{"code":"ERR_...","message":"..."}}`.
+/// An error on the CometChat-style secure-media API (settings, FAT, media upload, presign, upload URLs and
+/// presigned PUTs), rendered as `{"error":{"code":"ERR_...","message":"..."}}`, with a `details` object
+/// when a refused signature has S3's account of it.
 struct CometChatError: HTTPResponseError {
     let status: HTTPResponse.Status
     let code: String
     let message: String
+    /// S3's code and elements for a refused presigned PUT (`S3Code`, `Expires`, `CanonicalRequest`...).
+    var details: [String: String] = [:]
 
     /// No FAT, or one that is not valid for this app (presign, media upload).
     static func notLoggedIn(_ message: String) -> CometChatError {
@@ -35,17 +38,47 @@ struct CometChatError: HTTPResponseError {
     static func `internal`(_ message: String) -> CometChatError {
         .init(status: .internalServerError, code: "ERR_INTERNAL", message: message)
     }
+    /// A file over the size limit: CometChat's documented code for it, on every upload route.
     static func tooLarge(limit: Int) -> CometChatError {
         .init(
             status: .contentTooLarge,
-            code: "ERR_FILE_TOO_LARGE",
+            code: "ERR_FILE_SIZE_EXCEEDED",
             message: "file is larger than the upload limit of \(limit) bytes"
+        )
+    }
+    static func fileCountExceeded(_ count: Int) -> CometChatError {
+        .init(
+            status: .badRequest,
+            code: "ERR_FILE_COUNT_EXCEEDED",
+            message: "\(count) files named; one request may name at most \(AppConfiguration.maximumUploadFiles)"
+        )
+    }
+    static func invalidFileObject(_ message: String) -> CometChatError {
+        .init(status: .badRequest, code: "ERR_INVALID_FILE_OBJECT", message: message)
+    }
+    /// A presigned PUT whose signature was refused: past its expiry, or not made for this request.
+    static func presignedPutDenied(_ denial: AccessDenied) -> CometChatError {
+        var details = ["S3Code": denial.code]
+        for detail in denial.details { details[detail.name] = detail.value }
+        return .init(
+            status: denial.kind == .malformed ? .badRequest : .forbidden,
+            code: denial.isExpiry ? "ERR_PRESIGNED_URL_EXPIRED" : "ERR_PERMISSION_DENIED",
+            message: denial.message,
+            details: details
+        )
+    }
+    static func uploadStalled(seconds: Int64) -> CometChatError {
+        .init(
+            status: .requestTimeout,
+            code: "ERR_UPLOAD_STALLED",
+            message: "no bytes arrived for \(seconds) s; the upload was dropped and nothing was stored"
         )
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = ["error": ["code": self.code, "message": self.message]]
-        return try .jsonEnvelope(body, status: self.status)
+        var error: [String: Any] = ["code": self.code, "message": self.message]
+        if !self.details.isEmpty { error["details"] = self.details }
+        return try .jsonEnvelope(["error": error], status: self.status)
     }
 }
 
@@ -58,7 +91,7 @@ extension CometChatError {
             case .unauthenticated: "ERR_UNAUTHORIZED"
             case .forbidden: "ERR_NOT_ALLOWED"
             case .notFound: "ERR_RESOURCE_NOT_FOUND"
-            case .tooLarge: "ERR_FILE_TOO_LARGE"
+            case .tooLarge: "ERR_FILE_SIZE_EXCEEDED"
             case .unavailable, .insufficientStorage: "ERR_UNAVAILABLE"
             case .internal: "ERR_INTERNAL"
             }

@@ -6,27 +6,23 @@ import MockCDNCore
 /// Access Token), `POST /{app}/media` (upload with a FAT) and `POST /v1/apps/{app}/presign` (a SigV4
 /// presigned URL for a media URL). Errors use CometChat's `{"error":{"code","message"}}` envelope.
 struct SecureMediaController {
-    let apps: AppRegistry
     let store: any ObjectStore
     let clock: MockClock
     let links: LinkSigner
     let uploads: UploadReceiver
+    let auth: CometChatAuthenticator
 
     /// FAT lifetime when the mint request names none, and the longest allowed (30 days).
     static let defaultFATTTL: Int64 = 3600
     static let maximumFATTTL: Int64 = 30 * 24 * 3600
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
-        router.get("v1/apps/:app/settings") { request, context in try self.settings(request, context: context) }
+        router.get("v1/apps/:app/settings") { request, context in
+            try await self.settings(request, context: context)
+        }
         router.post("v1/apps/:app/fat") { request, context in try await self.mintFAT(request, context: context) }
         router.post(":app/media") { request, context in try await self.upload(request, context: context) }
         router.post("v1/apps/:app/presign") { request, context in try await self.presign(request, context: context) }
-    }
-
-    private func app(_ context: AppRequestContext) throws(CometChatError) -> MediaApp {
-        let appID = (try? context.parameters.require("app")) ?? ""
-        guard let app = self.apps.app(id: appID) else { throw .appNotFound(appID) }
-        return app
     }
 
     // MARK: - Settings
@@ -38,6 +34,10 @@ struct SecureMediaController {
         let presignedURLTTL: Int64
         let mediaURLAccess: String
         let mediaURLTTL: Int64
+        let uploadURLTTL: Int64
+        let uploadStallTimeout: Int64
+        let fileSizeMax: Int
+        let fileCountMax: Int
 
         enum CodingKeys: String, CodingKey {
             case securedMediaHost = "SECURED_MEDIA_HOST"
@@ -46,18 +46,27 @@ struct SecureMediaController {
             case presignedURLTTL = "PRESIGNED_URL_TTL"
             case mediaURLAccess = "MEDIA_URL_ACCESS"
             case mediaURLTTL = "MEDIA_URL_TTL"
+            case uploadURLTTL = "UPLOAD_URL_TTL"
+            case uploadStallTimeout = "UPLOAD_STALL_TIMEOUT"
+            case fileSizeMax = "FILE_SIZE_MAX"
+            case fileCountMax = "FILE_COUNT_MAX"
         }
     }
 
-    func settings(_ request: Request, context: AppRequestContext) throws -> SettingsResponse {
-        let app = try self.app(context)
+    func settings(_ request: Request, context: AppRequestContext) async throws -> SettingsResponse {
+        let app = try self.auth.app(context)
+        let files = try await self.uploads.state.uploadConfig(.file, app: app)
         return SettingsResponse(
             securedMediaHost: LinkSigner.authority(of: self.links.base(for: request)),
             fatParameterName: FATCredential.parameterName,
             fatHeaderName: FATCredential.headerName.canonicalName,
             presignedURLTTL: app.configuration.presignTTL,
             mediaURLAccess: app.configuration.mediaURLAccess.rawValue,
-            mediaURLTTL: app.configuration.presignedURLTTL
+            mediaURLTTL: app.configuration.presignedURLTTL,
+            uploadURLTTL: app.configuration.uploadURLTTL,
+            uploadStallTimeout: app.configuration.uploadStallTimeout,
+            fileSizeMax: UploadPolicy.sizeLimit(files),
+            fileCountMax: AppConfiguration.maximumUploadFiles
         )
     }
 
@@ -90,7 +99,7 @@ struct SecureMediaController {
     /// Mints a FAT. A server JWT may mint one for any user; a user JWT only for its own user (as a
     /// CometChat login does).
     func mintFAT(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let app = try self.app(context)
+        let app = try self.auth.app(context)
         if let apiKey = request.uri.queryParameters["api_key"], apiKey != app.configuration.apiKey {
             throw CometChatError.unauthorized("api_key does not belong to app \(app.id)")
         }
@@ -136,34 +145,6 @@ struct SecureMediaController {
         )
     }
 
-    /// The user of the request's FAT for `app`.
-    private func fatUser(
-        _ request: Request,
-        context: AppRequestContext,
-        app: MediaApp
-    ) throws(CometChatError) -> (user: String, source: CredentialSource) {
-        let credential: FATCredential?
-        do {
-            credential = try FATCredential.find(in: request, query: context.query(of: request))
-        } catch {
-            throw .badRequest(error.message)
-        }
-        guard let credential else {
-            throw .notLoggedIn("a File Access Token is required (fat header or fat query parameter)")
-        }
-        do {
-            let user = try FileAccessToken.verify(
-                credential.token,
-                appID: app.id,
-                key: app.secretKey,
-                now: self.clock.unixSeconds
-            ).userID
-            return (user, credential.source)
-        } catch {
-            throw .notLoggedIn(error.message)
-        }
-    }
-
     // MARK: - Media upload
 
     struct MediaResponse: ResponseEncodable {
@@ -172,8 +153,8 @@ struct SecureMediaController {
 
     /// Stores the `file` part under `{app}/media/{uuid}/{name}` with the app's file policy.
     func upload(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let app = try self.app(context)
-        let (user, source) = try self.fatUser(request, context: context, app: app)
+        let app = try self.auth.app(context)
+        let (user, source) = try self.auth.fatUser(request, context: context, app: app)
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             try await self.store(request, app: app, user: user)
         }
@@ -223,8 +204,8 @@ struct SecureMediaController {
     /// A SigV4 presigned GET for a media URL of the app (any object of the app, any folder), valid for the
     /// app's presign lifetime. The URL's own query (an old `fat`, an old signature) is ignored.
     func presign(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let app = try self.app(context)
-        let (_, source) = try self.fatUser(request, context: context, app: app)
+        let app = try self.auth.app(context)
+        let (_, source) = try self.auth.fatUser(request, context: context, app: app)
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             try await self.presignedURL(request, app: app)
         }

@@ -55,6 +55,8 @@ public struct ConfigurationFile: Decodable, Sendable {
         let inlineActiveContent: Bool?
         let mediaURLAccess: String?
         let presignedURLTTL: Int64?
+        let uploadURLTTL: Int64?
+        let uploadStallTimeout: Int64?
         let keys: [Key]?
         let fileUploadConfig: UploadConfig?
         let imageUploadConfig: UploadConfig?
@@ -71,6 +73,8 @@ public struct ConfigurationFile: Decodable, Sendable {
             case inlineActiveContent = "inline_active_content"
             case mediaURLAccess = "media_url_access"
             case presignedURLTTL = "presigned_url_ttl"
+            case uploadURLTTL = "upload_url_ttl"
+            case uploadStallTimeout = "upload_stall_timeout"
             case fileUploadConfig = "file_upload_config"
             case imageUploadConfig = "image_upload_config"
         }
@@ -90,7 +94,8 @@ public struct ConfigurationFile: Decodable, Sendable {
         let app = MemberShape.object([
             "app_id": .value, "api_key": .value, "api_secret": .value, "region": .value, "s3_region": .value,
             "link_ttl": .value, "presign_ttl": .value, "max_source_pixels": .value, "inline_active_content": .value,
-            "media_url_access": .value, "presigned_url_ttl": .value, "keys": .list(key),
+            "media_url_access": .value, "presigned_url_ttl": .value, "upload_url_ttl": .value,
+            "upload_stall_timeout": .value, "keys": .list(key),
             "file_upload_config": uploadConfig, "image_upload_config": uploadConfig,
         ])
         let server = MemberShape.object(
@@ -121,6 +126,26 @@ public struct ConfigurationFile: Decodable, Sendable {
             values[setting] = ServeSettings.Value(text: resolved, source: "\(path): \(key)")
         }
         return ServeSettings(values: values)
+    }
+
+    /// A number of seconds from the file: nil when absent, the value when it lies in `range`.
+    ///
+    /// - Throws: `MockCDNError.invalidConfiguration` naming the file, the app and the key otherwise.
+    private static func seconds(
+        _ value: Int64?,
+        in range: ClosedRange<Int64>,
+        key: String,
+        of app: String,
+        _ path: String,
+        note: String = ""
+    ) throws -> Int64? {
+        guard let value else { return nil }
+        guard range.contains(value) else {
+            throw MockCDNError.invalidConfiguration(
+                "\(path): app \(app): \(key) must be \(range.lowerBound)...\(range.upperBound) seconds\(note)"
+            )
+        }
+        return value
     }
 
     /// Reads the file and resolves key paths against its folder.
@@ -155,12 +180,13 @@ public struct ConfigurationFile: Decodable, Sendable {
                 }
                 configuration.linkTTL = ttl
             }
-            if let ttl = app.presignTTL {
-                guard (1...SigV4.maximumExpires).contains(ttl) else {
-                    throw MockCDNError.invalidConfiguration(
-                        "\(path): app \(app.appID): presign_ttl must be 1...\(SigV4.maximumExpires) seconds"
-                    )
-                }
+            if let ttl = try Self.seconds(
+                app.presignTTL,
+                in: 1...SigV4.maximumExpires,
+                key: "presign_ttl",
+                of: app.appID,
+                path
+            ) {
                 configuration.presignTTL = ttl
             }
             if let pixels = app.maximumSourcePixels {
@@ -180,15 +206,29 @@ public struct ConfigurationFile: Decodable, Sendable {
                 }
                 configuration.mediaURLAccess = mode
             }
-            if let ttl = app.presignedURLTTL {
-                let range = AppConfiguration.presignedURLTTLRange
-                guard range.contains(ttl) else {
-                    throw MockCDNError.invalidConfiguration(
-                        "\(path): app \(app.appID): presigned_url_ttl must be \(range.lowerBound)...\(range.upperBound) "
-                            + "seconds (15 minutes to 30 days)"
-                    )
-                }
+            if let ttl = try Self.seconds(
+                app.presignedURLTTL,
+                in: AppConfiguration.presignedURLTTLRange,
+                key: "presigned_url_ttl",
+                of: app.appID,
+                path,
+                note: " (15 minutes to 30 days)"
+            ) {
                 configuration.presignedURLTTL = ttl
+            }
+            let uploadTTL = AppConfiguration.uploadURLTTLRange
+            if let ttl = try Self.seconds(app.uploadURLTTL, in: uploadTTL, key: "upload_url_ttl", of: app.appID, path) {
+                configuration.uploadURLTTL = ttl
+            }
+            let stall = AppConfiguration.uploadStallTimeoutRange
+            if let seconds = try Self.seconds(
+                app.uploadStallTimeout,
+                in: stall,
+                key: "upload_stall_timeout",
+                of: app.appID,
+                path
+            ) {
+                configuration.uploadStallTimeout = seconds
             }
             configuration.keyPairs = try (app.keys ?? []).map { key in
                 func read(_ relative: String?) throws -> String? {

@@ -134,8 +134,9 @@ extension ServeSetting {
     public static let idleTimeout = ServeSetting(
         name: "idle_timeout",
         kind: .integer(1...3600),
-        defaultText: "30",
-        help: "Seconds a connection may sit idle, take to send a request head, or wait between body bytes."
+        defaultText: "35",
+        help: "Seconds a connection may sit idle, take to send a request head, or wait between body bytes; "
+            + "above the 30 s upload stall timeout, so a stalled presigned PUT hears its 408 first."
     )
     public static let maxConnections = ServeSetting(
         name: "max_connections",

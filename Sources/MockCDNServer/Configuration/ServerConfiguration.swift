@@ -33,7 +33,9 @@ public struct ServerConfiguration: Sendable {
     public var adminToken: String?
     /// How many requests the journal keeps.
     public var journalCapacity: Int
-    /// Seconds a connection may be idle, or take to send a request head or its next body bytes.
+    /// Seconds a connection may be idle, or take to send a request head or its next body bytes. A presigned
+    /// PUT's stall timeout is held below it, so that a stalled upload hears `ERR_UPLOAD_STALLED` before its
+    /// connection is closed.
     public var idleTimeoutSeconds: Int
     /// Connections served at once; nil: the descriptor limit less a reserve for files.
     public var maximumConnections: Int?
@@ -56,7 +58,7 @@ public struct ServerConfiguration: Sendable {
         fixturesDirectory: String? = nil,
         adminToken: String? = nil,
         journalCapacity: Int = 1000,
-        idleTimeoutSeconds: Int = 30,
+        idleTimeoutSeconds: Int = 35,
         maximumConnections: Int? = nil,
         memoryStoreBytes: Int = 1024 * 1024 * 1024
     ) {

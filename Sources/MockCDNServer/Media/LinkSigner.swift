@@ -102,6 +102,33 @@ final class LinkSigner: Sendable {
         )
     }
 
+    /// A SigV4 presigned PUT of `key` (path-style, bucket = app id) for an upload: the content type is a signed
+    /// header, and the size limit and the uploader are signed parameters, so none can be changed; valid for
+    /// the app's upload URL lifetime from `now`.
+    func uploadURL(
+        app: MediaApp,
+        key: ObjectKey,
+        contentType: String,
+        maximumBytes: Int,
+        owner: String?,
+        now: Int64,
+        base: String
+    ) -> String {
+        var parameters = [(name: PresignedPutController.maximumBytesParameter, value: String(maximumBytes))]
+        if let owner { parameters.append((PresignedPutController.ownerParameter, owner)) }
+        return SigV4.presignedURL(
+            method: "PUT",
+            scheme: base.hasPrefix("https://") ? "https" : "http",
+            authority: Self.authority(of: base),
+            path: "/" + key.rawValue,
+            credentials: app.sigV4Credentials,
+            date: now,
+            expires: app.configuration.uploadURLTTL,
+            parameters: parameters,
+            headers: ["content-type": contentType]
+        )
+    }
+
     /// `host:port` of a base URL as clients send it in `Host` (CometChat's `SECURED_MEDIA_HOST`): a default
     /// port (80, 443) is left out, as browsers, curl and botocore leave it out.
     static func authority(of base: String) -> String {

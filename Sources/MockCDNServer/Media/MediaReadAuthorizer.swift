@@ -70,20 +70,20 @@ struct MediaReadAuthorizer: Sendable {
         }
         if SigV4.isPresent(in: query.decoded),
             attempt({ () throws(AccessDenied) in
-                let host = request.head.authority.map(LinkSigner.withoutDefaultPort)
-                // Only host and x-amz-* headers may be signed: with the query, they are all SigV4 reads.
-                let amzHeaders = request.headers.filter { $0.name.canonicalName.hasPrefix("x-amz-") }
-                    .map { $0.name.canonicalName + ":" + $0.value }
-                let parts = ["sigv4", app.id, request.method.rawValue, key.rawValue, host ?? "", rawQuery] + amzHeaders
+                let host = PresignedRequest.host(of: request)
+                // Only host, content-* and x-amz-* headers may be signed: with the query, they are all SigV4 reads.
+                let signable = request.headers.filter {
+                    $0.name.canonicalName.hasPrefix("x-amz-") || SigV4.signableHeaders.contains($0.name.canonicalName)
+                }
+                let parts =
+                    ["sigv4", app.id, request.method.rawValue, key.rawValue, host ?? "", rawQuery]
+                    + signable.map { $0.name.canonicalName + ":" + $0.value }
                 try self.verified.check(parts, now: now) { () throws(AccessDenied) in
-                    let validity = try SigV4.verify(
-                        query: query.decoded,
-                        method: request.method.rawValue,
-                        path: "/" + key.rawValue,
-                        header: { name in
-                            name == "host" ? host : HTTPField.Name(name).flatMap { request.headers[$0] }
-                        },
-                        credentials: app.sigV4Credentials,
+                    let validity = try PresignedRequest.verifySigV4(
+                        request,
+                        app: app,
+                        key: key,
+                        query: query,
                         now: now,
                         appendable: Self.appendableParameters
                     )
@@ -96,15 +96,7 @@ struct MediaReadAuthorizer: Sendable {
         let sigV2 = SigV2.isPresent(in: query.decoded)
         if sigV2,
             attempt({ () throws(AccessDenied) in
-                try SigV2.verify(
-                    query: query.decoded,
-                    method: request.method.rawValue,
-                    path: request.uri.path,
-                    headers: request.headers.map { ($0.name.canonicalName, $0.value) },
-                    accessKeyID: app.sigV4Credentials.accessKeyID,
-                    secretAccessKey: app.sigV4Credentials.secretAccessKey,
-                    now: now
-                )
+                try PresignedRequest.verifySigV2(request, app: app, query: query, now: now)
             })
         {
             return .presignedV2

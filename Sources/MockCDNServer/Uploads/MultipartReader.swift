@@ -148,15 +148,15 @@ struct MultipartPartBody: AsyncSequence {
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(reader: self.reader, first: self.first) }
 }
 
-/// A part body whose first bytes were already read (to sniff its type): yields them, then the rest.
-struct ResumedPartBody: AsyncSequence {
+/// A body whose first bytes were already read (to sniff its type): yields them, then the rest.
+struct ResumedBody<Rest: AsyncIteratorProtocol>: AsyncSequence where Rest.Element == ByteBuffer {
     typealias Element = ByteBuffer
     let head: ByteBuffer
-    let rest: MultipartPartBody.AsyncIterator
+    let rest: Rest
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var head: ByteBuffer?
-        var rest: MultipartPartBody.AsyncIterator
+        var rest: Rest
 
         mutating func next() async throws -> ByteBuffer? {
             if let head {

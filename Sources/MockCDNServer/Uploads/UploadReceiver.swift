@@ -14,6 +14,8 @@ enum UploadFailure: Error {
     case storage(String)
     /// The upload cannot be kept now: the store is full (507) or the server was reset under it (503).
     case unavailable(String, status: HTTPResponse.Status)
+    /// No byte of the body arrived for `seconds` (a presigned PUT's stall timeout).
+    case stalled(seconds: Int64)
 }
 
 /// Receives a multipart/form-data upload for any of MockCDN's upload routes: applies the app's policy to
@@ -94,14 +96,15 @@ struct UploadReceiver: Sendable {
                 if part.name == "file" {
                     guard stored == nil else { throw UploadFailure.input("only one file part is allowed") }
                     stored = try await self.store(
-                        part: part,
+                        IncomingFile(name: part.fileName, declaredType: part.contentType) { fileName in
+                            try ObjectKey("\(app.id)/\(folder)/\(UUID().uuidString.lowercased())/\(fileName)")
+                        },
                         body: body,
-                        app: app,
                         kind: kind,
-                        folder: folder,
                         owner: try owner(fields),
                         extras: extras,
-                        config: config
+                        config: config,
+                        limit: limit
                     )
                 } else if let name = part.name, fieldNames.contains(name) {
                     fields[name] = try await Self.collectField(&body, name: name)
@@ -112,25 +115,34 @@ struct UploadReceiver: Sendable {
             }
             guard let object = stored else { throw UploadFailure.input("file is a required field") }
             let key = try ObjectKey(object.key)
-            // A reset while the bytes streamed in: the fresh state must not hold this upload.
-            guard self.epoch.current == epoch else {
-                throw UploadFailure.unavailable(
-                    "MockCDN was reset while this upload was in flight; send it again",
-                    status: .serviceUnavailable
-                )
-            }
+            try self.checkEpoch(epoch)
             return Received(object: object, key: key, fields: fields)
         } catch {
             if let stored { await self.discard(stored) }
-            switch error {
-            case let error as MockCDNError where error == .objectTooLarge: throw UploadFailure.tooLarge(limit: limit)
-            case UploadFailure.tooLarge: throw UploadFailure.tooLarge(limit: limit)
-            case let error as MockCDNError where error == .invalidObjectKey: throw UploadFailure.input(error.detail)
-            case let error as MockCDNError where error == .storageFailure: throw UploadFailure.storage(error.detail)
-            case let error as MockCDNError where error == .insufficientStorage:
-                throw UploadFailure.unavailable(error.detail, status: HTTPResponse.Status(code: 507))
-            default: throw error
-            }
+            throw Self.refusal(error, limit: limit)
+        }
+    }
+
+    /// What a failed upload answers: store errors as `UploadFailure`s, any size overrun with the file limit.
+    static func refusal(_ error: any Error, limit: Int) -> any Error {
+        switch error {
+        case let error as MockCDNError where error == .objectTooLarge: UploadFailure.tooLarge(limit: limit)
+        case UploadFailure.tooLarge: UploadFailure.tooLarge(limit: limit)
+        case let error as MockCDNError where error == .invalidObjectKey: UploadFailure.input(error.detail)
+        case let error as MockCDNError where error == .storageFailure: UploadFailure.storage(error.detail)
+        case let error as MockCDNError where error == .insufficientStorage:
+            UploadFailure.unavailable(error.detail, status: HTTPResponse.Status(code: 507))
+        default: error
+        }
+    }
+
+    /// Refuses an upload that a reset overtook: the fresh state must not hold it.
+    func checkEpoch(_ epoch: Int) throws {
+        guard self.epoch.current == epoch else {
+            throw UploadFailure.unavailable(
+                "MockCDN was reset while this upload was in flight; send it again",
+                status: .serviceUnavailable
+            )
         }
     }
 
@@ -139,40 +151,56 @@ struct UploadReceiver: Sendable {
         if let key = try? ObjectKey(object.key) { _ = try? await self.store.delete(key) }
     }
 
-    /// Sniffs the part's first bytes, applies the policy, then streams the rest into the store.
-    private func store(
-        part: MultipartPartHeaders,
-        body: MultipartPartBody.AsyncIterator,
-        app: MediaApp,
+    /// A file about to stream in: what the client called it and said it was, and where it goes.
+    struct IncomingFile {
+        let name: String?
+        let declaredType: String?
+        /// The store key, from the sanitised file name.
+        let key: (String) throws -> ObjectKey
+    }
+
+    /// Sniffs the file's first bytes, applies the policy, then streams the rest into the store.
+    ///
+    /// - Parameters:
+    ///   - file: its name, declared type and key.
+    ///   - body: its bytes, as they arrive.
+    ///   - kind: image or file policy.
+    ///   - owner: the uploader.
+    ///   - extras: metadata stored with the object.
+    ///   - config: the app's policy for `kind`.
+    ///   - limit: the most bytes it may have.
+    /// - Returns: the stored object.
+    func store<Body: AsyncIteratorProtocol>(
+        _ file: IncomingFile,
+        body: Body,
         kind: UploadPolicy.Kind,
-        folder: String,
         owner: String?,
         extras: [String: String],
-        config: UploadConfig
-    ) async throws -> ObjectMetadata {
-        let limit = UploadPolicy.sizeLimit(config)
+        config: UploadConfig,
+        limit: Int
+    ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         var body = body
         var head = ByteBuffer()
         while head.readableBytes < MediaSniffer.prefixLength, var chunk = try await body.next() {
             head.writeBuffer(&chunk)
         }
         guard head.readableBytes > 0 else { throw UploadFailure.input("file is empty") }
-        let fileName = UploadPolicy.sanitizedFileName(part.fileName ?? "file")
+        let fileName = UploadPolicy.sanitizedFileName(file.name ?? "file")
         let contentType: String
         do {
             contentType = try UploadPolicy.contentType(
                 kind: kind,
-                fileName: part.fileName ?? fileName,
-                declaredType: part.contentType,
+                fileName: file.name ?? fileName,
+                declaredType: file.declaredType,
                 prefix: Array(head.readableBytesView.prefix(MediaSniffer.prefixLength)),
                 config: config
             )
         } catch {
             throw UploadFailure.input(error.message)
         }
-        let key = try ObjectKey("\(app.id)/\(folder)/\(UUID().uuidString.lowercased())/\(fileName)")
+        let key = try file.key(fileName)
         var extras = extras
-        extras["original_name"] = String((part.fileName ?? fileName).prefix(256))
+        extras["original_name"] = String((file.name ?? fileName).prefix(256))
         extras["uploaded_at"] = String(self.clock.now.timeIntervalSince1970)
         let created = self.clock.now
         // An image's header is read from the bytes as they stream past, so its size is committed with it,
@@ -181,7 +209,7 @@ struct UploadReceiver: Sendable {
         let tap = format.map {
             ProbeTap(limit: $0 == .gif ? ImageProbe.wholeBytes : ImageProbe.prefixBytes)
         }
-        let tapped = TappedBody(base: ResumedPartBody(head: head, rest: body), tap: tap)
+        let tapped = TappedBody(base: ResumedBody(head: head, rest: body), tap: tap)
         return try await self.store.put(key, body: tapped, maxBytes: limit) {
             var attributes = ObjectAttributes(contentType: contentType, owner: owner, extras: extras, created: created)
             guard let tap, let format else { return attributes }

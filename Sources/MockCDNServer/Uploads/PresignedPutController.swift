@@ -1,0 +1,96 @@
+import Foundation
+import Hummingbird
+import MockCDNCore
+
+/// `PUT /{app}/{key}` with S3 query authentication: the upload URLs `POST /v1/apps/{app}/uploads` hands out,
+/// and presigned PUTs that boto3 or awscli make with the app's key and secret (SigV4 or SigV2, path-style,
+/// the app id as bucket). The body streams into the store under the app's upload policy and a stall timeout;
+/// the answer carries the media URL in the app's `media_url_access` mode. Errors use CometChat's envelope
+/// and codes.
+struct PresignedPutController {
+    let auth: CometChatAuthenticator
+    let links: LinkSigner
+    let uploads: UploadReceiver
+    /// The server's idle timeout: a stall is declared a second before it would close the connection.
+    let idleTimeoutSeconds: Int
+
+    /// A signed parameter of MockCDN's upload URLs: the most bytes the upload may have.
+    static let maximumBytesParameter = "x-mockcdn-max-bytes"
+    /// A signed parameter of MockCDN's upload URLs: the user who asked for the URL, the object's owner.
+    static let ownerParameter = "x-mockcdn-owner"
+
+    func addRoutes(to router: some RouterMethods<AppRequestContext>) {
+        router.put(":app/**") { request, context in try await self.put(request, context: context) }
+    }
+
+    struct PutResponse: ResponseEncodable {
+        let url: String
+        let key: String
+        let size: Int
+        let contentType: String
+
+        enum CodingKeys: String, CodingKey {
+            case url, key, size
+            case contentType = "content_type"
+        }
+    }
+
+    func put(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let app = try self.auth.app(context)
+        let key: ObjectKey
+        do {
+            key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
+        } catch {
+            throw CometChatError.badRequest(error.detail)
+        }
+        let query = context.query(of: request)
+        let now = self.auth.clock.unixSeconds
+        let source: CredentialSource
+        do throws(AccessDenied) {
+            if SigV4.isPresent(in: query.decoded) {
+                try PresignedRequest.verifySigV4(request, app: app, key: key, query: query, now: now)
+                source = .presigned
+            } else if SigV2.isPresent(in: query.decoded) {
+                try PresignedRequest.verifySigV2(request, app: app, query: query, now: now)
+                source = .presignedV2
+            } else {
+                throw AccessDenied("a PUT needs a presigned URL: SigV4 (X-Amz-*) or SigV2 (AWSAccessKeyId) query")
+            }
+        } catch {
+            throw CometChatError.presignedPutDenied(error)
+        }
+        // SigV4 signs every parameter, so these are MockCDN's own as it made them; SigV2 signs none of them.
+        let signed = source == .presigned
+        let owner = signed ? query.values(Self.ownerParameter).first : nil
+        var bound: Int?
+        if signed, let text = query.values(Self.maximumBytesParameter).first {
+            guard let bytes = Int(text), bytes >= 0 else {
+                throw CometChatError.badRequest("\(Self.maximumBytesParameter) must be a number of bytes")
+            }
+            bound = bytes
+        }
+        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+            let object: ObjectMetadata
+            do {
+                object = try await self.uploads.receiveBody(
+                    request,
+                    app: app,
+                    key: key,
+                    bound: bound,
+                    owner: owner,
+                    stallTimeout: min(app.configuration.uploadStallTimeout, Int64(max(1, self.idleTimeoutSeconds - 1)))
+                )
+            } catch UploadFailure.stalled(let seconds) {
+                throw CometChatError.uploadStalled(seconds: seconds)
+            }
+            var response = try PutResponse(
+                url: self.links.mediaURL(app: app, key: key, now: now, base: self.links.base(for: request)),
+                key: key.rawValue,
+                size: object.size,
+                contentType: object.contentType
+            ).response(from: request, context: context)
+            response.headers[.eTag] = object.etag
+            return response
+        }
+    }
+}
