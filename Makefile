@@ -18,7 +18,7 @@ SERVE_FLAGS ?=
 VENV := $(CURDIR)/.venv
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: deps video-deps browser-deps venv py-deps build release serve test test-swift test-consumer test-compat client-isolation openapi-check format format-check bench-startup \
+.PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test test-swift test-consumer test-compat test-helpers dist client-isolation openapi-check format format-check bench-startup \
 	bench-upload bench-resize bench soak clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
@@ -45,6 +45,14 @@ browser-deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(BROWSER_PACKAGES); \
 	fi
 
+## node-deps: Node.js for the JavaScript helper's tests (node --test, Node 18+), only when no node is on PATH.
+node-deps:
+	@if command -v node >/dev/null; then :; else \
+		echo "installing nodejs"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends nodejs; \
+	fi
+
 ## venv: the project's virtualenv in .venv (python3-venv from apt only when the venv module is missing).
 venv:
 	@if [ -x "$(VENV)/bin/python3" ]; then :; else \
@@ -63,6 +71,10 @@ py-deps: venv
 		&& command -v aws >/dev/null && command -v moto_server >/dev/null; then :; else \
 		echo "installing $(PIP_PACKAGES)"; python3 -m pip install -q $(PIP_PACKAGES); \
 	fi
+	@# The Python helper (clients/python), editable: its suite runs the code in the checkout.
+	@if python3 -c "import mockcdn.pytest_plugin" 2>/dev/null; then :; else \
+		echo "installing clients/python"; python3 -m pip install -q -e clients/python; \
+	fi
 
 build: deps
 	$(SWIFT) build
@@ -77,7 +89,8 @@ serve: deps video-deps
 	.build/release/mockcdn serve $(SERVE_FLAGS)
 
 ## test: every test suite the project has.
-test: deps video-deps py-deps format-check openapi-check client-isolation test-swift test-consumer test-compat
+test: deps video-deps py-deps format-check openapi-check client-isolation test-swift test-consumer test-compat \
+	test-helpers
 
 # Built first, then run with a bound: a normal run takes 0.5 to 2 minutes, and a hang fails in 10, naming the
 # tests that never finished.
@@ -96,6 +109,19 @@ test-consumer: deps video-deps
 test-compat: deps video-deps browser-deps py-deps
 	SWIFT=$(SWIFT) scripts/build-server.sh
 	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q -n 2 Tests/compat
+
+## test-helpers: the Python helper's pytest suite and the JavaScript helper's node --test suite, each against
+## the real binary.
+test-helpers: deps video-deps py-deps node-deps
+	SWIFT=$(SWIFT) scripts/build-server.sh
+	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q clients/python/tests
+	cd clients/js && MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn node --test
+
+## dist: the relocatable Linux tarball in dist/ (release build, the Swift runtime linked in, libMockCDNVips, the
+## resources and the fixtures), then checked: unpacked into an empty folder and run from there (Tests/dist).
+dist: deps video-deps py-deps
+	@tarball=$$(SWIFT=$(SWIFT) scripts/make-dist.sh) && ls -l "$$tarball" \
+		&& MOCKCDN_DIST="$$tarball" python3 -m pytest -q -p no:mockcdn Tests/dist
 
 ## client-isolation: MockCDNClient builds on its own: no server, Hummingbird or NIO module is compiled; the
 ## package declares the iOS 15 floor the client keeps.

@@ -296,7 +296,8 @@ struct TestControlTests {
             let fat = try await mint(#"{"kind":"fat","user_id":"alice","ttl":600}"#)
             #expect(fat.status == 200, "\(fat.text)")
             let issued = try #require(fat.json["issued_at"] as? Int64)
-            #expect((1_900_000_000...1_900_000_010).contains(issued))
+            // The clock runs on from the value set; a loaded machine may take seconds to get to the mint.
+            #expect((1_900_000_000...1_900_000_060).contains(issued))
             #expect(fat.json["expires_at"] as? Int64 == issued + 600)
             let fatToken = try #require(fat.json["token"] as? String)
             let pdf = server.url("/demo/nothing.pdf")

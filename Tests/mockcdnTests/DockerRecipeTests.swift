@@ -103,6 +103,24 @@ struct DockerRecipeTests {
         #expect(dockerignore.contains(".build"))
     }
 
+    @Test("docs/containers.md: each Testcontainers recipe waits on health, maps 8080 and passes the admin token")
+    func containerRecipes() throws {
+        let text = try Self.read("docs/containers.md")
+        #expect(Self.instructions(try Self.read("docker/Dockerfile")).contains("EXPOSE 8080"))
+        let sections = text.components(separatedBy: "\n## ").dropFirst()
+        let recipes = sections.filter { $0.contains("Testcontainers") || $0.contains("testcontainers") }
+        #expect(recipes.count == 4, "Java and Kotlin, Node, Python, Go")
+        for recipe in recipes {
+            let title = recipe.prefix { $0 != "\n" }
+            #expect(recipe.contains("8080") && recipe.contains("MOCKCDN_ADMIN_TOKEN"), "\(title)")
+            #expect(recipe.contains("/_mockcdn/health"), "\(title)")
+        }
+        let android = sections.first { $0.hasPrefix("Android") } ?? ""
+        #expect(android.contains("10.0.2.2") && android.contains("adb reverse tcp:8080 tcp:8080"))
+        #expect(android.contains("cleartextTrafficPermitted=\"true\""))
+        #expect(sections.first { $0.hasPrefix("iOS") }?.contains("NSAllowsLocalNetworking") == true)
+    }
+
     @Test("compose.scale.yaml: two replicas on one bucket, with one public URL, behind a load balancer")
     func scaleOut() throws {
         let text = try Self.read("docker/compose.scale.yaml")

@@ -1,0 +1,197 @@
+// Type declarations for the MockCDN test helper (index.js). Hand-written; kept in step with index.js by
+// test/exports.test.js.
+
+/** GET /_mockcdn/health. */
+export interface Health {
+  status: 'ok' | 'degraded';
+  /** This process, 12 hex digits. */
+  instance: string;
+  store: 'memory' | 'disk' | 's3';
+  /** Why the store is degraded. */
+  reason?: string;
+}
+
+export type TokenKind = 'fat' | 'user' | 'server';
+
+export interface TokenOptions {
+  /** Default `fat` (a CometChat File Access Token); `user` and `server` are Stream JWTs. */
+  kind?: TokenKind;
+  /** Required for `fat` and `user`. */
+  userId?: string;
+  /** Default `demo`. */
+  appId?: string;
+  /** Seconds, 1-2,592,000. A FAT's default is 3600; a JWT without it has no `exp`. */
+  ttl?: number;
+}
+
+/** What a request must look like for a fault rule to match; a member left out matches anything. */
+export interface FaultMatch {
+  /** HTTP method, compared case-insensitively. */
+  method?: string;
+  /** A path prefix, or a glob over the whole path when it holds `*` (`*` matches `/` too). */
+  path?: string;
+  /** The name of a query parameter the request must carry. */
+  query?: string;
+}
+
+/** What happens to a request a rule hits; at least one member. */
+export interface FaultAction {
+  /** Answer this status (200-599) without running the route. */
+  status?: number;
+  /** The body of the `status` answer (text/plain). */
+  body?: string;
+  /** Wait first, 0-60,000 ms. */
+  delay_ms?: number;
+  /** Pace request and response bodies; 0 is no throttle. */
+  throttle_bytes_per_sec?: number;
+  /** Drop Content-Length and close the connection after this many response body bytes. */
+  reset_after_bytes?: number;
+  /** Keep Content-Length and close the connection after this many response body bytes. */
+  truncate_after_bytes?: number;
+}
+
+/** A new fault rule (POST /_mockcdn/faults). */
+export interface FaultRule {
+  match?: FaultMatch;
+  /** Hits before the rule runs out; left out, never. */
+  times?: number;
+  /** 0-1, default 1. */
+  probability?: number;
+  action: FaultAction;
+}
+
+/** A rule as GET /_mockcdn/faults lists it. */
+export interface InstalledFault {
+  /** `f1`, `f2`, ... */
+  id: string;
+  match: FaultMatch;
+  /** Hits left; null for no limit. */
+  remaining: number | null;
+  probability: number;
+  action: FaultAction;
+  hits: number;
+}
+
+export type CredentialSource =
+  | 'fat-header'
+  | 'fat-query'
+  | 'presigned'
+  | 'presigned-v2'
+  | 'cloudfront'
+  | 'cloudfront-cookie'
+  | 'jwt'
+  | 'none';
+
+/** One request of the journal (GET /_mockcdn/requests). */
+export interface JournalEntry {
+  /** `r1`, `r2`, ... */
+  id: string;
+  /** Real time of arrival, Unix seconds with milliseconds. */
+  received_at: number;
+  /** The MockCDN clock at arrival, Unix seconds. */
+  clock: number;
+  method: string;
+  /** As sent, without the query. */
+  path: string;
+  /** As sent, without `?`, credentials redacted. */
+  query: string;
+  credential: CredentialSource | string;
+  /** 0 while the request is still running. */
+  status: number;
+  bytes_in: number;
+  bytes_out: number;
+  duration_ms: number;
+  /** The id of the fault rule that hit the request. */
+  fault: string | null;
+  /** An error answer's code and message. */
+  reason?: string | null;
+}
+
+export interface RequestFilter {
+  method?: string;
+  /** A path prefix. */
+  path?: string;
+  /** 100-599. */
+  status?: number;
+}
+
+/** Every failure: an HTTP answer that is not 2xx, or `status` 0 when there was no answer at all. */
+export class MockCDNError extends Error {
+  constructor(
+    message: string,
+    options?: { status?: number; body?: unknown; method?: string; url?: string; cause?: unknown },
+  );
+  name: 'MockCDNError';
+  /** The HTTP status; 0 when the server could not be started, reached or stopped. */
+  status: number;
+  /** The answer's body (parsed JSON, or text), or the server's stderr when it did not start. */
+  body: unknown;
+  method?: string;
+  url?: string;
+}
+
+export interface ConnectOptions {
+  /** Bearer token for /_mockcdn routes on a non-loopback server; default `MOCKCDN_ADMIN_TOKEN` (Node). */
+  adminToken?: string;
+  /** How long to wait for /_mockcdn/health to answer; default 10,000 ms. */
+  timeoutMs?: number;
+}
+
+export interface StartOptions {
+  /** The mockcdn binary; default `MOCKCDN_BINARY`, else `mockcdn` on PATH. */
+  binary?: string;
+  /** More `mockcdn serve` flags, after `serve --port 0` (e.g. `['--fixtures', 'none']`). */
+  args?: string[];
+  /** Added to the environment the server inherits. */
+  env?: Record<string, string>;
+  /** The admin token to send; default the one the server printed, `--admin-token` or `MOCKCDN_ADMIN_TOKEN`. */
+  adminToken?: string;
+  /** How long to wait for the ready line; default 30,000 ms. */
+  timeoutMs?: number;
+}
+
+/** The part of Node's ChildProcess a test may want (the object is the real ChildProcess). */
+export interface ServerProcess {
+  readonly pid?: number;
+  readonly exitCode: number | null;
+  readonly signalCode: string | null;
+  kill(signal?: string | number): boolean;
+}
+
+export class MockCDNClient {
+  constructor(url: string | URL, options?: { adminToken?: string });
+  /** Base URL without a trailing slash, e.g. `http://127.0.0.1:41725`. */
+  readonly url: string;
+  readonly adminToken: string | undefined;
+  /** The spawned process (startMockCDN in Node), else undefined. */
+  readonly process: ServerProcess | undefined;
+  /** A plain fetch of a path on the server (or an absolute URL); never rejects on an HTTP status. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  health(): Promise<Health>;
+  /** A token minted at the server's clock (POST /_mockcdn/tokens). */
+  token(options?: TokenOptions): Promise<string>;
+  /** The server clock, Unix seconds. */
+  now(): Promise<number>;
+  /** Set the clock; resolves to the new now. */
+  setClock(unix: number | Date | string): Promise<number>;
+  /** Move the clock (negative: back); resolves to the new now. */
+  advance(seconds: number): Promise<number>;
+  /** Resolves to the rule's id (`f1`, ...). */
+  addFault(rule: FaultRule): Promise<string>;
+  faults(): Promise<InstalledFault[]>;
+  removeFault(id: string): Promise<void>;
+  clearFaults(): Promise<void>;
+  /** The journal, oldest first. */
+  requests(filter?: RequestFilter): Promise<JournalEntry[]>;
+  clearRequests(): Promise<void>;
+  /** Objects, journal, faults, clock, ... back to the startup state. */
+  reset(): Promise<void>;
+  /** SIGTERM the server startMockCDN spawned and wait for it; resolves to its exit code (0 when clean). */
+  stop(options?: { timeoutMs?: number }): Promise<number | string | null>;
+}
+
+/** Spawn `mockcdn serve --port 0` (Node only); resolves once the ready line is read. */
+export function startMockCDN(options?: StartOptions): Promise<MockCDNClient>;
+
+/** Attach to a running server or container; resolves once /_mockcdn/health answers. */
+export function connect(url: string | URL, options?: ConnectOptions): Promise<MockCDNClient>;

@@ -1,0 +1,214 @@
+"""``MockCDN``: a running MockCDN server (started here or attached to) and its test-control API."""
+
+from __future__ import annotations
+
+import atexit
+import datetime as _dt
+import json
+import os
+import subprocess
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .errors import MockCDNError
+from .process import ServerProcess, launch
+
+# Control requests go straight to the server, never through an HTTP(S)_PROXY from the environment.
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+class MockCDN:
+    """A MockCDN server and a client of its ``/_mockcdn`` test-control routes.
+
+    Make one with :meth:`start` (runs the binary on a free port; :meth:`stop` or ``with`` ends it) or
+    :meth:`connect` (attaches to a server already running, e.g. a container). Every failed call raises
+    :class:`MockCDNError` with the HTTP status and body.
+    """
+
+    def __init__(self, url: str, admin_token: str | None = None, *, timeout: float = 10.0,
+                 server: ServerProcess | None = None) -> None:
+        """Prefer :meth:`start` or :meth:`connect`. ``timeout`` is the per-request timeout in seconds."""
+        self.url: str = url.rstrip("/")
+        """Base URL, ``http://HOST:PORT`` (no trailing slash)."""
+        self.admin_token: str | None = admin_token
+        """Sent as ``Authorization: Bearer`` on control calls when set (needed off loopback)."""
+        self.timeout = timeout
+        self._server = server
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        binary: str | os.PathLike[str] | None = None,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        *,
+        admin_token: str | None = None,
+        timeout: float = 30.0,
+    ) -> MockCDN:
+        """Runs ``mockcdn serve --port 0 --log-level warning *args`` and returns it once it is ready.
+
+        Args:
+            binary: the executable; default ``$MOCKCDN_BINARY``, else ``mockcdn`` on ``PATH``.
+            args: more ``serve`` flags, e.g. ``["--fixtures", "none"]`` or ``["--config", "apps.yaml"]``.
+            env: variables set over the current environment (``MOCKCDN_FIXTURES``, ...).
+            admin_token: the admin token, when the server gets it from a config file; one printed by the
+                server, or given by ``--admin-token`` or ``MOCKCDN_ADMIN_TOKEN``, is found by itself.
+            timeout: seconds to wait for the ready line.
+
+        Raises:
+            MockCDNError: the binary is missing, or the server did not become ready.
+        """
+        server = launch(binary, args, env, admin_token=admin_token, timeout=timeout)
+        instance = cls(server.url, server.admin_token, server=server)
+        atexit.register(instance._stop_quietly)
+        return instance
+
+    @classmethod
+    def connect(cls, url: str, admin_token: str | None = None) -> MockCDN:
+        """Attaches to a server already running at ``url`` (``http://HOST:PORT``); nothing is sent yet.
+        :meth:`stop` leaves that server running."""
+        return cls(url, admin_token)
+
+    @property
+    def process(self) -> subprocess.Popen[str] | None:
+        """The server's process when :meth:`start` ran it, else ``None``."""
+        return self._server.process if self._server else None
+
+    def stop(self) -> int | None:
+        """Stops a server :meth:`start` ran (SIGTERM, then waits) and returns its exit code, 0 for a clean
+        stop; ``None`` for an attached server, which keeps running. Safe to call twice."""
+        if self._server is None:
+            return None
+        atexit.unregister(self._stop_quietly)
+        return self._server.stop()
+
+    def _stop_quietly(self) -> None:
+        try:
+            self.stop()
+        except MockCDNError:
+            pass
+
+    def __enter__(self) -> MockCDN:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        mode = f"pid {self._server.process.pid}" if self._server else "attached"
+        return f"MockCDN({self.url!r}, {mode})"
+
+    # -- control API -------------------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        """``GET /_mockcdn/health``: ``{"status": "ok"|"degraded", "instance", "store", ...}``."""
+        return self._call("GET", "/_mockcdn/health")
+
+    def token(self, kind: str = "fat", user_id: str | None = None, app_id: str | None = None,
+              ttl: int | None = None) -> str:
+        """Mints a credential at the server's clock (``POST /_mockcdn/tokens``) and returns it.
+
+        Args:
+            kind: ``"fat"`` (a File Access Token), ``"user"`` (a Stream user JWT) or ``"server"``.
+            user_id: required for ``fat`` and ``user``.
+            app_id: the app; ``None`` for the server's default app (``demo``).
+            ttl: seconds of validity, 1-2,592,000; ``None`` for the server's default (a FAT lives 3600 s,
+                a JWT without it never expires).
+        """
+        body: dict[str, Any] = {"kind": kind}
+        for name, value in (("user_id", user_id), ("app_id", app_id), ("ttl", ttl)):
+            if value is not None:
+                body[name] = value
+        return str(self._call("POST", "/_mockcdn/tokens", body)["token"])
+
+    def now(self) -> int:
+        """The server's clock, Unix seconds (``GET /_mockcdn/clock``)."""
+        return int(self._call("GET", "/_mockcdn/clock")["now"])
+
+    def set_clock(self, unix: int | float | _dt.datetime) -> int:
+        """Sets the server's clock (``PUT /_mockcdn/clock``); it keeps running from there. Takes Unix
+        seconds or an aware ``datetime``; returns the clock after the change."""
+        if isinstance(unix, _dt.datetime):
+            unix = unix.timestamp()
+        return int(self._call("PUT", "/_mockcdn/clock", {"now": int(unix)})["now"])
+
+    def advance(self, seconds: int) -> int:
+        """Moves the server's clock by ``seconds`` (negative moves it back); returns the clock after."""
+        return int(self._call("POST", "/_mockcdn/clock/advance", {"seconds": int(seconds)})["now"])
+
+    def add_fault(self, rule: Mapping[str, Any]) -> str:
+        """Adds a fault rule (``POST /_mockcdn/faults``) and returns its id (``f1``, ``f2``, ...).
+
+        Example: ``{"match": {"method": "GET", "path": "/demo/fixtures/"}, "times": 1,
+        "action": {"status": 503, "body": "try again"}}``. A misspelt member is a 400.
+        """
+        return str(self._call("POST", "/_mockcdn/faults", dict(rule))["id"])
+
+    def faults(self) -> list[dict[str, Any]]:
+        """The fault rules, in the order they are tried, with ``hits`` and ``remaining``."""
+        return list(self._call("GET", "/_mockcdn/faults")["faults"])
+
+    def remove_fault(self, fault_id: str) -> None:
+        """Deletes one fault rule; an unknown id raises (404)."""
+        self._call("DELETE", "/_mockcdn/faults/" + urllib.parse.quote(fault_id, safe=""))
+
+    def clear_faults(self) -> None:
+        """Deletes every fault rule."""
+        self._call("DELETE", "/_mockcdn/faults")
+
+    def requests(self, method: str | None = None, path: str | None = None,
+                 status: int | None = None) -> list[dict[str, Any]]:
+        """The request journal, oldest first (``GET /_mockcdn/requests``), filtered by method, path
+        prefix and status (combined with AND). Each entry has ``method``, ``path``, ``query`` (redacted),
+        ``credential``, ``status``, ``fault``, ``reason``, ``clock``, byte counts and timing."""
+        filters = {name: str(value) for name, value in (("method", method), ("path", path), ("status", status))
+                   if value is not None}
+        query = "?" + urllib.parse.urlencode(filters) if filters else ""
+        return list(self._call("GET", "/_mockcdn/requests" + query)["requests"])
+
+    def clear_requests(self) -> None:
+        """Empties the request journal."""
+        self._call("DELETE", "/_mockcdn/requests")
+
+    def reset(self) -> None:
+        """Back to the startup state (``POST /_mockcdn/reset``): objects and fixtures, journal, faults,
+        clock at system time, channel members, upload settings."""
+        self._call("POST", "/_mockcdn/reset")
+
+    # -- transport ---------------------------------------------------------------------------------
+
+    def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
+        """Sends one control request and returns its decoded JSON (``None`` for an empty answer)."""
+        headers = {"Accept": "application/json"}
+        data = None
+        if method in ("POST", "PUT"):
+            # Every control POST/PUT needs this type, even one without a body (the server answers 415).
+            headers["Content-Type"] = "application/json"
+            data = json.dumps(body).encode() if body is not None else b""
+        if self.admin_token:
+            headers["Authorization"] = f"Bearer {self.admin_token}"
+        request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
+        try:
+            with _OPENER.open(request, timeout=self.timeout) as response:
+                raw, status = response.read(), response.status
+        except urllib.error.HTTPError as error:
+            text = error.read().decode("utf-8", "replace")
+            error.close()
+            message = MockCDNError("", body=text).message
+            raise MockCDNError(f"{method} {path}: {error.code} {message}".rstrip(), status=error.code,
+                               body=text) from None
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            raise MockCDNError(f"{method} {path}: MockCDN at {self.url} not reachable: {reason}") from error
+        if not raw.strip():
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError as error:
+            raise MockCDNError(f"{method} {path}: answer is not JSON", status=status,
+                               body=raw.decode("utf-8", "replace")) from error

@@ -1,0 +1,59 @@
+"""The pytest plugin in a child pytest: attach mode (``MOCKCDN_URL``) and the reset before each test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from conftest import FIXTURES
+from mockcdn import MockCDN
+
+CHILD_TESTS = '''
+import os, urllib.error, urllib.request
+
+def test_first(mockcdn_server, mockcdn):
+    assert mockcdn is mockcdn_server
+    assert mockcdn.url == os.environ["MOCKCDN_URL"].rstrip("/")
+    assert mockcdn.process is None  # attached, not started
+    mockcdn.add_fault({"action": {"status": 418}})
+    mockcdn.advance(86_400)
+
+def test_second(mockcdn):
+    assert mockcdn.faults() == []  # reset before this test
+    assert abs(mockcdn.now() - __import__("time").time()) < 5
+    try:
+        urllib.request.urlopen(mockcdn.url + "/attach-probe", timeout=5)
+    except urllib.error.HTTPError:
+        pass
+'''
+
+
+@pytest.fixture
+def server() -> Iterator[MockCDN]:
+    with MockCDN.start(args=["--fixtures", str(FIXTURES)]) as cdn:
+        yield cdn
+
+
+def test_attach_mode_uses_mockcdn_url_and_resets_per_test(pytester: pytest.Pytester, server: MockCDN,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MOCKCDN_URL", server.url + "/")
+    monkeypatch.setenv("MOCKCDN_BINARY", "/nonexistent/mockcdn")  # starting one would fail
+    monkeypatch.setenv("NO_PROXY", "*")
+    pytester.makepyfile(test_child=CHILD_TESTS)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
+    result.assert_outcomes(passed=2)
+    # The child talked to this server: its probe is in this server's journal.
+    assert [entry["status"] for entry in server.requests(path="/attach-probe")] == [404]
+
+
+def test_start_mode_without_mockcdn_url(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MOCKCDN_URL", raising=False)
+    pytester.makepyfile(test_child='''
+def test_started(mockcdn):
+    assert mockcdn.process is not None and mockcdn.process.poll() is None
+    assert mockcdn.health()["status"] == "ok"
+''')
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
+    result.assert_outcomes(passed=1)
+
