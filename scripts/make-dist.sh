@@ -14,6 +14,8 @@ trap 'rm -rf "$stage"' EXIT
 root="$stage/$name"
 mkdir -p "$root/bin" "$root/share"
 cp "$bin/mockcdn" "$bin/libMockCDNVips.so" "$root/bin/"
+# Without its debug symbols the binary is half the size (binutils' strip, when the machine has it).
+if command -v strip >/dev/null; then strip "$root/bin/mockcdn" "$root/bin/libMockCDNVips.so"; fi
 cp -R "$bin/MockCDN_MockCDNServer.resources" "$root/bin/"
 cp -R Fixtures/media "$root/share/fixtures"
 cp -R Fixtures/keys "$root/share/keys"
