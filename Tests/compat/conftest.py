@@ -70,3 +70,32 @@ def mockcdn():
 @pytest.fixture(scope="module")
 def server(mockcdn):
     return mockcdn.url
+
+
+@pytest.fixture
+def no_aws_configuration(monkeypatch):
+    """AWS tooling runs with its defaults: the machine's setup must not leak in, since a region or profile
+    there would hide what the tools do by default. Every `AWS_*` variable is removed and the config and
+    credentials files are /dev/null. A module asks for it with `pytestmark`."""
+    for name in list(os.environ):
+        if name.startswith("AWS_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/dev/null")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+
+
+def start_outcome(config: str) -> tuple[str, str]:
+    """Starts `mockcdn serve --config CONFIG` and returns its first stdout line and, when it stopped with an
+    error, its stderr; a server that started is stopped again."""
+    process = subprocess.Popen([str(BINARY), "serve", "--port", "0", "--config", config, "--fixtures", "none"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = process.stdout.readline()
+        if first.startswith("mockcdn ready on"):
+            return first, ""
+        assert process.wait(timeout=30) != 0
+        return first, process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            process.wait(timeout=20)

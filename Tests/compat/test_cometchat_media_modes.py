@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
 import urllib.parse
 import uuid
 from pathlib import Path
@@ -19,8 +18,8 @@ import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
 
-from conftest import launch
-from support import BINARY, multipart, request
+from conftest import launch, start_outcome
+from support import multipart, request
 
 APPS = {
     "fatmode": "",
@@ -119,20 +118,10 @@ def test_presigned_mode_hands_out_canned_links_that_expire_by_the_clock(served, 
     ("    media_url_access: signed\n", False),
 ], ids=["900", "2592000", "899", "2592001", "unknown-mode"])
 def test_each_bound_of_the_setting_at_start(tmp_path, lines, accepted):
-    path = config(tmp_path, {"bounds": lines})
-    process = subprocess.Popen([str(BINARY), "serve", "--port", "0", "--config", path, "--fixtures", "none"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        first = process.stdout.readline()
-        if accepted:
-            assert first.startswith("mockcdn ready on"), first
-        else:
-            assert process.wait(timeout=30) != 0
-            message = process.stderr.read()
-            assert "app bounds: " in message and (
-                "presigned_url_ttl must be 900...2592000 seconds" in message
-                or "media_url_access must be fat or presigned" in message), message
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            process.wait(timeout=20)
+    first, message = start_outcome(config(tmp_path, {"bounds": lines}))
+    if accepted:
+        assert first.startswith("mockcdn ready on"), first
+    else:
+        assert "app bounds: " in message and (
+            "presigned_url_ttl must be 900...2592000 seconds" in message
+            or "media_url_access must be fat or presigned" in message), message

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import socket
-import subprocess
 import time
 import urllib.parse
 import uuid
@@ -25,8 +23,8 @@ import boto3
 import pytest
 from botocore.config import Config
 
-from conftest import launch
-from support import BINARY, jwt, request
+from conftest import launch, start_outcome
+from support import jwt, request
 
 SECRET = "uploads-secret-at-least-32-bytes-long!!"
 APPS = {
@@ -39,14 +37,7 @@ PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001
                     "0000000d4944415478da63f8cfc0f01f0005000201a3e2c6bc0000000049454e44ae426082")
 
 
-@pytest.fixture(autouse=True)
-def no_aws_configuration(monkeypatch):
-    """boto3 runs with its defaults: no region, no profile, nothing from the machine."""
-    for name in list(os.environ):
-        if name.startswith("AWS_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("AWS_CONFIG_FILE", "/dev/null")
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+pytestmark = pytest.mark.usefixtures("no_aws_configuration")
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +175,18 @@ def test_the_route_takes_a_fat_in_the_query_or_a_jwt_of_the_app(served, how):
     owner = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(upload["url"]).query)).get("x-mockcdn-owner")
     assert owner == {"fat-query": "cy", "server-jwt": None, "user-jwt": "bo"}[how]
     assert put(upload["url"], b"abc", {"Content-Type": "text/plain"})[0] == 200
+
+
+def test_an_empty_fat_header_leaves_the_jwt_to_decide(served):
+    """CometChat's SDK sends an empty `fat` header when nobody is logged in: it is no FAT, so the JWT next to
+    it authorises the request."""
+    status, answer = ask(served, [{"name": "a.txt", "content_type": "text/plain", "size": 1}],
+                         {"fat": "", "Authorization": "Bearer " + jwt({"user_id": "dee"}, SECRET)})
+    assert status == 200, answer
+    query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(answer["uploads"][0]["url"]).query))
+    assert query["x-mockcdn-owner"] == "dee"
+    status, answer = ask(served, [{"name": "a.txt", "content_type": "text/plain", "size": 1}], {"fat": ""})
+    assert status == 401 and refused(answer, "ERR_NOT_LOGGED_IN")
 
 
 def test_ten_files_get_ten_distinct_urls(served):
@@ -434,17 +437,8 @@ def test_settings_report_the_upload_limits(served):
 def test_each_bound_of_the_upload_settings_at_start(tmp_path, line, error):
     path = tmp_path / "apps.yaml"
     path.write_text(f"apps:\n  - app_id: bounds\n    api_key: k\n    api_secret: {SECRET}\n    {line}\n")
-    process = subprocess.Popen([str(BINARY), "serve", "--port", "0", "--config", str(path), "--fixtures", "none"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        first = process.stdout.readline()
-        if error is None:
-            assert first.startswith("mockcdn ready on"), first
-        else:
-            assert process.wait(timeout=30) != 0
-            message = process.stderr.read()
-            assert f"app bounds: {error}" in message, message
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            process.wait(timeout=20)
+    first, message = start_outcome(str(path))
+    if error is None:
+        assert first.startswith("mockcdn ready on"), first
+    else:
+        assert f"app bounds: {error}" in message, message

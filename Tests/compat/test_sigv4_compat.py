@@ -37,15 +37,7 @@ SAMPLE = "fixtures/sample.jpg"
 SAMPLE_BYTES = (REPO / "Fixtures" / "media" / "sample.jpg").read_bytes()
 
 
-@pytest.fixture(autouse=True)
-def no_aws_configuration(monkeypatch):
-    """The machine's AWS setup must not leak in: a region or profile there would hide what the tools do
-    by default. Every `AWS_*` variable is removed and the config and credentials files are /dev/null."""
-    for name in list(os.environ):
-        if name.startswith("AWS_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("AWS_CONFIG_FILE", "/dev/null")
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+pytestmark = pytest.mark.usefixtures("no_aws_configuration")
 
 
 def _s3(server: str, region: str | None = None, signature_version: str | None = "s3v4", path_style: bool = True):

@@ -129,20 +129,15 @@ public enum UploadPolicy {
     ///
     /// - Parameters:
     ///   - fileName: the name the file will have.
-    ///   - declaredType: the type the client says it has.
+    ///   - contentType: the declared type's essence (`MediaType.essence`).
     ///   - config: the app's file config.
-    /// - Returns: the declared type's essence (`type/subtype`, lower-case).
     /// - Throws: `UploadRejection` saying which rule failed.
     public static func checkAnnounced(
         fileName: String,
-        declaredType: String,
+        contentType: String,
         config: UploadConfig
-    ) throws(UploadRejection) -> String {
-        guard let essence = MediaType.essence(declaredType) else {
-            throw UploadRejection("content_type is not a valid media type (RFC 9110 type/subtype)")
-        }
-        try Self.check(fileName: fileName, contentType: essence, config: config)
-        return essence
+    ) throws(UploadRejection) {
+        try Self.check(fileName: fileName, contentType: contentType, config: config)
     }
 
     /// The app's extension and type lists.

@@ -24,50 +24,57 @@ struct CometChatAuthenticator: Sendable {
         context: AppRequestContext,
         app: MediaApp
     ) throws(CometChatError) -> (user: String, source: CredentialSource) {
-        let credential: FATCredential?
-        do {
-            credential = try FATCredential.find(in: request, query: context.query(of: request))
-        } catch {
-            throw .badRequest(error.message)
-        }
-        guard let credential else {
+        guard let credential = try self.fat(in: request, context: context) else {
             throw .notLoggedIn("a File Access Token is required (fat header or fat query parameter)")
         }
-        do {
-            let user = try FileAccessToken.verify(
-                credential.token,
-                appID: app.id,
-                key: app.secretKey,
-                now: self.clock.unixSeconds
-            ).userID
-            return (user, credential.source)
-        } catch {
-            throw .notLoggedIn(error.message)
-        }
+        return (try self.user(of: credential, app: app), credential.source)
     }
 
-    /// The caller by FAT when the request carries one, else by `Authorization: Bearer` JWT: its user, or nil
-    /// for a server token.
+    /// The caller by FAT when the request carries one (an empty `fat` header, which CometChat's SDK sends
+    /// when nobody is logged in, is none), else by `Authorization: Bearer` JWT: its user, or nil for a server
+    /// token.
     ///
-    /// - Throws: what `fatUser` throws; 401 `ERR_UNAUTHORIZED` for a JWT the app's secret did not sign or
-    ///   that has expired; 401 `ERR_NOT_LOGGED_IN` when there is neither credential.
+    /// - Throws: what `fatUser` throws for a FAT; 401 `ERR_UNAUTHORIZED` for a JWT the app's secret did not
+    ///   sign or that has expired; 401 `ERR_NOT_LOGGED_IN` when there is neither credential.
     func fatOrJWTUser(
         _ request: Request,
         context: AppRequestContext,
         app: MediaApp
     ) throws(CometChatError) -> (user: String?, source: CredentialSource) {
-        let hasFAT =
-            request.headers[FATCredential.headerName] != nil
-            || context.query(of: request).decoded.contains { $0.name == FATCredential.parameterName }
-        guard !hasFAT, let token = request.authorization?.credential else {
-            let (user, source) = try self.fatUser(request, context: context, app: app)
-            return (user, source)
+        if let credential = try self.fat(in: request, context: context) {
+            return (try self.user(of: credential, app: app), credential.source)
+        }
+        guard let token = request.authorization?.credential else {
+            throw .notLoggedIn("a File Access Token (fat header or query) or a JWT of the app is required")
         }
         do {
             let claims = try JWT.verify(token, key: app.secretKey, now: self.clock.unixSeconds)
             return (claims.isServer ? nil : claims.userID, .jwt)
         } catch {
             throw .unauthorized(error.message)
+        }
+    }
+
+    /// The request's FAT, nil when it sends none.
+    private func fat(in request: Request, context: AppRequestContext) throws(CometChatError) -> FATCredential? {
+        do {
+            return try FATCredential.find(in: request, query: context.query(of: request))
+        } catch {
+            throw .badRequest(error.message)
+        }
+    }
+
+    /// The user a FAT was minted for, when it is valid for `app` by the clock.
+    private func user(of credential: FATCredential, app: MediaApp) throws(CometChatError) -> String {
+        do {
+            return try FileAccessToken.verify(
+                credential.token,
+                appID: app.id,
+                key: app.secretKey,
+                now: self.clock.unixSeconds
+            ).userID
+        } catch {
+            throw .notLoggedIn(error.message)
         }
     }
 }

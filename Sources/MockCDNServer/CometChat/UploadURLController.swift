@@ -87,8 +87,8 @@ struct UploadURLController {
             guard let name = file.name, (1...255).contains(name.count) else {
                 throw CometChatError.invalidFileObject("\(field).name is required: 1 to 255 characters")
             }
-            guard let declared = file.contentType, !declared.isEmpty,
-                declared.utf8.allSatisfy({ (0x20...0x7e).contains($0) }), MediaType.essence(declared) != nil
+            guard let declared = file.contentType, declared.utf8.allSatisfy({ (0x20...0x7e).contains($0) }),
+                let essence = MediaType.essence(declared)
             else {
                 throw CometChatError.invalidFileObject("\(field).content_type is required: a media type, in ASCII")
             }
@@ -98,7 +98,7 @@ struct UploadURLController {
             guard size <= limit else { throw CometChatError.tooLarge(limit: limit) }
             let fileName = UploadPolicy.sanitizedFileName(name)
             do {
-                _ = try UploadPolicy.checkAnnounced(fileName: fileName, declaredType: declared, config: config)
+                try UploadPolicy.checkAnnounced(fileName: fileName, contentType: essence, config: config)
             } catch {
                 throw CometChatError.badRequest("\(field): \(error.message)")
             }

@@ -62,26 +62,32 @@ extension UploadReceiver {
     }
 }
 
-/// Fails an upload whose body stops: when no byte has arrived for the timeout, the work is cancelled and
-/// `run` throws `UploadFailure.stalled`. Real time, not MockCDN's clock: a stall is the network's.
+/// Fails an upload whose body stops: when a read of the body has waited the timeout for its next bytes, the
+/// work is cancelled and `run` throws `UploadFailure.stalled`. Only time spent waiting on the client counts:
+/// storing, sniffing and checking (which a loaded machine or a slow store may stretch) never do, nor does
+/// anything after the body has ended. Real time, not MockCDN's clock: a stall is the network's.
 final class StallWatch: Sendable {
     let seconds: Int64
-    /// When the last bytes arrived, in uptime nanoseconds.
-    private let lastProgress = Atomic<UInt64>(0)
+    /// Since when a read has been waiting for body bytes, in uptime nanoseconds; 0 while none waits.
+    private let waitingSince = Atomic<UInt64>(0)
 
     init(seconds: Int64) {
         self.seconds = seconds
     }
 
-    /// Bytes arrived.
-    func progressed() {
-        self.lastProgress.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
+    /// A read of the body starts waiting for bytes.
+    func waiting() {
+        self.waitingSince.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
+    }
+
+    /// The read returned: bytes, or the body's end.
+    func answered() {
+        self.waitingSince.store(0, ordering: .relaxed)
     }
 
     /// Runs `work` while watching for a stall.
     func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
-        self.progressed()
-        return try await withThrowingTaskGroup(of: T?.self) { group in
+        try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await work() }
             group.addTask {
                 try await self.watch()
@@ -95,18 +101,19 @@ final class StallWatch: Sendable {
         }
     }
 
-    /// Returns never: throws `UploadFailure.stalled` once bytes stop for the timeout, or on cancellation.
+    /// Returns never: throws `UploadFailure.stalled` once a read has waited the timeout, or on cancellation.
     private func watch() async throws {
         let timeout = UInt64(self.seconds) * 1_000_000_000
         while true {
-            let idle = NIODeadline.now().uptimeNanoseconds &- self.lastProgress.load(ordering: .relaxed)
-            if idle >= timeout { throw UploadFailure.stalled(seconds: self.seconds) }
-            try await Task.sleep(for: .nanoseconds(Int64(timeout - idle)))
+            let since = self.waitingSince.load(ordering: .relaxed)
+            let waited = since == 0 ? 0 : NIODeadline.now().uptimeNanoseconds &- since
+            if since != 0, waited >= timeout { throw UploadFailure.stalled(seconds: self.seconds) }
+            try await Task.sleep(for: .nanoseconds(Int64(timeout - waited)))
         }
     }
 }
 
-/// A request body read under a `StallWatch`: each chunk counts as progress; a body cut short (by a
+/// A request body read under a `StallWatch`, which times each wait for bytes; a body cut short (by a
 /// cancellation, or before its `Content-Length`) throws instead of ending, so it is never stored as whole.
 struct WatchedBody<Base: AsyncIteratorProtocol>: AsyncIteratorProtocol where Base.Element == ByteBuffer {
     var base: Base
@@ -121,7 +128,9 @@ struct WatchedBody<Base: AsyncIteratorProtocol>: AsyncIteratorProtocol where Bas
     }
 
     mutating func next() async throws -> ByteBuffer? {
+        self.watch.waiting()
         let chunk = try await self.base.next()
+        self.watch.answered()
         try Task.checkCancellation()
         guard let chunk else {
             if let expected = self.expectedLength, expected != self.received {
@@ -130,7 +139,6 @@ struct WatchedBody<Base: AsyncIteratorProtocol>: AsyncIteratorProtocol where Bas
             return nil
         }
         self.received += chunk.readableBytes
-        self.watch.progressed()
         return chunk
     }
 }
