@@ -18,7 +18,7 @@ SERVE_FLAGS ?=
 VENV := $(CURDIR)/.venv
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test test-swift test-consumer test-compat test-helpers dist client-isolation openapi-check format format-check bench-startup \
+.PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test test-swift test-consumer test-compat test-helpers test-java dist dist-deps dist-check client-isolation openapi-check format format-check bench-startup \
 	bench-upload bench-resize bench soak clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
@@ -90,7 +90,7 @@ serve: deps video-deps
 
 ## test: every test suite the project has.
 test: deps video-deps py-deps format-check openapi-check client-isolation test-swift test-consumer test-compat \
-	test-helpers
+	test-helpers test-java
 
 # Built first, then run with a bound: a normal run takes 0.5 to 2 minutes, and a hang fails in 10, naming the
 # tests that never finished.
@@ -117,11 +117,39 @@ test-helpers: deps video-deps py-deps node-deps
 	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q clients/python/tests
 	cd clients/js && MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn node --test
 
-## dist: the relocatable Linux tarball in dist/ (release build, the Swift runtime linked in, libMockCDNVips, the
-## resources and the fixtures), then checked: unpacked into an empty folder and run from there (Tests/dist).
-dist: deps video-deps py-deps
-	@tarball=$$(SWIFT=$(SWIFT) scripts/make-dist.sh) && ls -l "$$tarball" \
-		&& MOCKCDN_DIST="$$tarball" python3 -m pytest -q -p no:mockcdn Tests/dist
+## test-java: the JUnit 5 helper (clients/java), compiled with javac and run by JUnit's console launcher against
+## the real binary; Debian's JDK, junit5 and Jackson are installed when missing (clients/java/run-tests.sh).
+test-java: deps video-deps
+	SWIFT=$(SWIFT) scripts/build-server.sh
+	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn clients/java/run-tests.sh
+
+## dist: the release artifacts in dist/: the relocatable Linux tarball (packaging/make-dist.sh: release build,
+## the Swift runtime linked in, libMockCDNVips, the resources and the fixtures), and the Python wheel that
+## wraps it (packaging/make-wheel.py: the helper, the pytest plugin and a `mockcdn` command).
+dist: deps video-deps py-deps dist-deps
+	@tarball=$$(SWIFT=$(SWIFT) packaging/make-dist.sh) && wheel=$$(python3 packaging/make-wheel.py "$$tarball") \
+		&& ls -l "$$tarball" "$$wheel"
+
+## dist-deps: setuptools 70 or later and wheel in .venv, which build and tag the wheel.
+dist-deps: venv
+	@if python3 -c "import wheel, setuptools; assert int(setuptools.__version__.split('.')[0]) >= 70" \
+		2>/dev/null; then :; else echo "installing wheel setuptools>=70"; \
+		python3 -m pip install -q wheel 'setuptools>=70'; fi
+
+## dist-check: the artifacts as users run them, in a clean Debian bookworm root with only the run-stage
+## packages (packaging/clean-root.sh, cached outside the checkout): ldd on every shipped ELF file, then the
+## smoke suite (Tests/dist) and the wheel in a fresh venv. Needs root (chroot, mount); skipped, saying so,
+## otherwise.
+dist-check:
+	@if [ "$$(id -u)" != 0 ]; then \
+		echo "dist-check: SKIPPED: it needs root for chroot and mount (CI runs it as root)"; exit 0; fi; \
+	$(MAKE) --no-print-directory dist && \
+	if command -v debootstrap >/dev/null; then :; else \
+		echo "installing debootstrap"; apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap; fi && \
+	cache=$$(packaging/clean-root.sh --layer python) && \
+	MOCKCDN_DIST=$$(ls dist/mockcdn-*-linux-*.tar.gz) MOCKCDN_WHEEL=$$(ls dist/mockcdn-*.whl) \
+		MOCKCDN_CLEAN_ROOT=$$cache python3 -m pytest -q -p no:mockcdn -p no:cacheprovider Tests/dist
 
 ## client-isolation: MockCDNClient builds on its own: no server, Hummingbird or NIO module is compiled; the
 ## package declares the iOS 15 floor the client keeps.
@@ -151,13 +179,30 @@ bench-startup: release
 bench-upload: release
 	Benchmarks/upload-memory.sh
 
-## soak: the longer reliability runs: 60 s of mixed load (the 10 s version runs in make test), schemathesis,
-## and 60 s of each libFuzzer target.
-soak: deps py-deps
+## soak: 10 minutes of mixed load against the disk store of the release build (Benchmarks/soak.py): reads of
+## every credential kind, uploads up to 100 MiB, resizes and posters, faults and clock jumps, and a SIGKILL and
+## restart every minute; writes Benchmarks/results/soak.md and fails on a 5xx outside the injected faults, a
+## lost acknowledged upload, or RSS that is not flat.
+soak: deps video-deps py-deps
+	SWIFT=$(SWIFT) scripts/build-server.sh -c release
+	python3 Benchmarks/soak.py --binary $(CURDIR)/.build/release/mockcdn
+
+## fuzz: the longer hostile runs: 60 s of the load test (10 s in make test), schemathesis, and 60 s of each
+## libFuzzer target.
+fuzz: deps py-deps
 	SWIFT=$(SWIFT) scripts/build-server.sh
 	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn MOCKCDN_LOAD_SECONDS=60 python3 -m pytest -q -s Tests/compat/test_load.py
 	Tests/schemathesis.sh
 	Fuzz/run.sh
+
+## test-stress: the whole suite (make test) while stress-ng keeps 4 CPU workers and an I/O worker busy on the
+## same cores, as a busy CI runner would; stress-ng stops with the suite.
+test-stress:
+	@command -v stress-ng >/dev/null || { echo "installing stress-ng"; $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends stress-ng; }
+	@stress-ng --cpu 4 --io 1 --timeout 2h --quiet & load=$$!; trap 'kill $$load 2>/dev/null' EXIT; \
+		start=$$(date +%s); $(MAKE) --no-print-directory test; code=$$?; \
+		echo "test-stress: make test under stress-ng exited $$code after $$(( $$(date +%s) - start )) s"; exit $$code
 
 ## bench: every benchmark against its reference in one run; writes Benchmarks/results/latest.md.
 bench: deps

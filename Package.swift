@@ -19,8 +19,6 @@ let package = Package(
         .library(name: "MockCDNServer", targets: ["MockCDNServer"]),
         .library(name: "MockCDNClient", targets: ["MockCDNClient"]),
         .library(name: "MockCDNTesting", targets: ["MockCDNTesting"]),
-        // libvips behind the shim, loaded by `mockcdn` on its first image operation; build it next to the binary.
-        .library(name: "MockCDNVips", type: .dynamic, targets: ["CVipsShim"]),
     ],
     // MARK: - Dependencies
     dependencies: [
@@ -32,6 +30,9 @@ let package = Package(
         // ByteBuffer, the async file system (NIOFS) the stores stream through, and the thread pool
         // (NIOPosix) resizes run on, off the event loops.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        // NIOHTTPTypes: the request parts Hummingbird's HTTP/1 pipeline carries, for FramingErrorJournal (a
+        // channel handler). Hummingbird depends on it already, so it adds nothing to the build.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.20.0"),
         // The `mockcdn` command line.
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         // Structured logging; the server never logs a token, signature or secret.
@@ -67,9 +68,10 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
-        // Fixed-arity wrappers over libvips' variadic API, which Swift cannot call. Built as the loadable
-        // module libMockCDNVips (product MockCDNVips), so `mockcdn` maps libvips only on its first image
-        // operation; the test harness links it in. Its API header is CVipsLoader's.
+        // Fixed-arity wrappers over libvips' variadic API, which Swift cannot call. The test harness links it
+        // in; for `mockcdn`, scripts/build-server.sh compiles the same file with the C compiler into the
+        // loadable module libMockCDNVips (C only, no Swift runtime), so the server maps libvips only on its
+        // first image operation. Its API header is CVipsLoader's.
         .target(
             name: "CVipsShim",
             dependencies: ["CVips"],
@@ -110,6 +112,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -15,7 +15,11 @@ if [ -n "$missing" ]; then
 fi
 command -v moto_server >/dev/null || python3 -m pip install -q 'moto[server]'
 python3 -c 'import boto3' 2>/dev/null || python3 -m pip install -q boto3
-scripts/build-server.sh -c release
+# What is measured is the release tarball's binary, as users run it (make dist's build, unpacked here).
+tarball=$(packaging/make-dist.sh)
+rm -rf .build/bench/dist && mkdir -p .build/bench/dist
+tar -xzf "$tarball" -C .build/bench/dist --strip-components=1
+binary=.build/bench/dist/bin/mockcdn
 # The bare Hummingbird reference, in a scratch folder of its own (its own package and dependency graph).
 swift build -c release --package-path Benchmarks/Reference --scratch-path .build/bench-reference
 mkdir -p Benchmarks/results .build/bench
@@ -28,7 +32,8 @@ elif [ -n "${BEFORE:-}" ]; then
     tree=.build/bench-before/$rev
     [ -d "$tree" ] || git worktree add --detach "$tree" "$rev" >/dev/null
     swift build -c release --package-path "$tree" --scratch-path "$tree/.build" --product mockcdn
-    swift build -c release --package-path "$tree" --scratch-path "$tree/.build" --product MockCDNVips 2>/dev/null || true
+    # The libvips module: the earlier tree's own script builds it next to the binary, by SwiftPM or by clang.
+    (cd "$tree" && scripts/build-server.sh -c release --scratch-path "$tree/.build" >/dev/null 2>&1) || true
     before=(--before "$tree/.build/release/mockcdn")
 fi
 seconds=5
@@ -39,17 +44,17 @@ load_seconds=60
     echo
     echo "## Signed GETs, startup, idle memory"
     echo
-    python3 Benchmarks/bench.py --seconds "$seconds" --load-seconds "$load_seconds" "${before[@]}"
+    python3 Benchmarks/bench.py --binary "$binary" --seconds "$seconds" --load-seconds "$load_seconds" "${before[@]}"
     echo
     echo "## Upload (100 MiB, --data-dir)"
     echo
-    python3 Benchmarks/upload_memory.py
+    python3 Benchmarks/upload_memory.py --binary "$binary"
     echo
     echo "## Upload (100 MiB, --store s3:// on moto_server)"
     echo
-    python3 Benchmarks/upload_memory.py --store s3
+    python3 Benchmarks/upload_memory.py --binary "$binary" --store s3
     echo
     echo "## Resize"
     echo
-    python3 Benchmarks/resize.py --reference .build/bench/vips_resize --wrk-seconds "$seconds"
+    python3 Benchmarks/resize.py --binary "$binary" --reference .build/bench/vips_resize --wrk-seconds "$seconds"
 } | tee Benchmarks/results/latest.md

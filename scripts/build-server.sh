@@ -1,6 +1,29 @@
 #!/usr/bin/env bash
 # The `mockcdn` binary and, next to it, libMockCDNVips, the libvips module it loads on its first image
-# operation. Arguments go to both `swift build` calls (e.g. `-c release`, `--static-swift-stdlib`).
+# operation. Arguments go to `swift build` (e.g. `-c release`, `--static-swift-stdlib`).
+#
+# The module is C over libvips' C API, so the C compiler links it, not SwiftPM: a SwiftPM library product is
+# linked by the Swift driver, which records the Swift runtime (libswiftCore.so) as a needed library even
+# when no Swift code is in it, and the release tarball carries no Swift runtime (docs/packaging.md).
 set -euo pipefail
-"${SWIFT:-swift}" build "$@" --product mockcdn
-"${SWIFT:-swift}" build "$@" --product MockCDNVips
+cd "$(dirname "$0")/.."
+SWIFT="${SWIFT:-swift}"
+"$SWIFT" build "$@" --product mockcdn
+bin="$("$SWIFT" build "$@" --show-bin-path)"
+optimize=-O0
+case " $* " in *" -c release "* | *" --configuration release "* | *" -c=release "*) optimize=-O2 ;; esac
+case "$(uname -s)" in
+Darwin) module="$bin/libMockCDNVips.dylib" shared=(-dynamiclib -install_name @rpath/libMockCDNVips.dylib) ;;
+*) module="$bin/libMockCDNVips.so" shared=(-shared -Wl,--no-undefined -Wl,--as-needed) ;;
+esac
+sources=(Sources/CVipsShim/CVipsShim.c Sources/CVipsShim/include/CVipsShimModule.h
+    Sources/CVipsLoader/include/CVipsShim.h)
+fresh=1
+for source in "${sources[@]}"; do [ "$module" -nt "$source" ] || fresh=0; done
+if [ "$fresh" = 0 ]; then
+    # shellcheck disable=SC2046 # pkg-config's flags are words
+    "${CC:-clang}" "$optimize" -g -fPIC -Wall -Werror "${shared[@]}" -ISources/CVipsShim/include \
+        -ISources/CVipsLoader/include $(pkg-config --cflags vips) Sources/CVipsShim/CVipsShim.c \
+        $(pkg-config --libs vips) -lm -o "$module.tmp"
+    mv "$module.tmp" "$module"
+fi

@@ -1,6 +1,8 @@
 // CVipsShim.h's functions, loading the libvips shim on first use: the copy linked into this binary when there
-// is one (a weak reference finds it), else the loadable module libMockCDNVips next to the executable, else
-// one the dynamic loader finds by name (its run path, LD_LIBRARY_PATH, DYLD_LIBRARY_PATH).
+// is one (a weak reference finds it), else the loadable module libMockCDNVips in the install layout
+// (`EXE/../lib/mockcdn/`, as the release tarball, the image and the wheel lay it out), else next to the
+// executable (a build folder), else one the dynamic loader finds by name (its run path, LD_LIBRARY_PATH,
+// DYLD_LIBRARY_PATH). The module is plain C over libvips: it needs no Swift runtime.
 #include "CVipsShim.h"
 
 #include <dlfcn.h>
@@ -57,20 +59,35 @@ static void executable_folder(char *folder, size_t size) {
     snprintf(folder, size, "%s", path);
 }
 
+/// The module at `folder` + `relative`, or NULL.
+static void *open_at(const char *folder, const char *relative) {
+    if (folder[0] == 0) return NULL;
+    char candidate[PATH_MAX + 64];
+    snprintf(candidate, sizeof(candidate), "%s%s%s", folder, relative, CVIPSLOADER_MODULE_NAME);
+    return dlopen(candidate, RTLD_NOW | RTLD_LOCAL);
+}
+
 static void load(void) {
     loaded = linked_in();
     if (loaded != NULL) return;
-    char candidate[PATH_MAX + 64];
-    executable_folder(candidate, PATH_MAX);
-    strncat(candidate, CVIPSLOADER_MODULE_NAME, sizeof(candidate) - strlen(candidate) - 1);
-    void *handle = dlopen(candidate, RTLD_NOW | RTLD_LOCAL);
+    char folder[PATH_MAX];
+    executable_folder(folder, sizeof(folder));
+    void *handle = open_at(folder, "../lib/mockcdn/");
+    const char *reason = handle == NULL ? dlerror() : NULL;
+    // A module that is there but cannot be loaded (a missing libvips) is the reason to report.
+    char install_reason[256] = "";
+    if (reason != NULL && strstr(reason, "No such file") == NULL) {
+        snprintf(install_reason, sizeof(install_reason), "%s", reason);
+    }
+    if (handle == NULL) handle = open_at(folder, "");
     if (handle == NULL) handle = dlopen(CVIPSLOADER_MODULE_NAME, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
-        const char *reason = dlerror();
+        reason = install_reason[0] != 0 ? install_reason : dlerror();
         snprintf(
             load_failure, sizeof(load_failure),
-            "image support is not installed: %s was not found next to the executable (%s); build it with "
-            "`swift build --product MockCDNVips`",
+            "image support is not installed: %s could not be loaded from ../lib/mockcdn/ or next to the "
+            "executable (%s); install the runtime packages that share/mockcdn/runtime-packages.txt lists, "
+            "or build the module with scripts/build-server.sh",
             CVIPSLOADER_MODULE_NAME, reason != NULL ? reason : "no reason given");
         return;
     }

@@ -34,8 +34,14 @@ public func buildApplication(
     return Application(
         router: router,
         // The idle timeout also bounds a request head that never completes (slowloris) and a body that stops:
-        // Hummingbird counts idleness from the last request part read or response written.
-        server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))),
+        // Hummingbird counts idleness from the last request part read or response written. A request head the
+        // parser refuses is journaled by FramingErrorJournal.
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: [FramingErrorJournal(journal: services.journal, clock: services.clock)],
+                idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))
+            )
+        ),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "MockCDN",
@@ -154,7 +160,8 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
         faults: FaultInjector(),
         metrics: metrics,
         fixtures: configuration.fixturesDirectory.map(FixtureLoader.init),
-        verifiedCredentials: VerifiedCredentialCache(onHit: { metrics.credentialCacheHit() })
+        verifiedCredentials: VerifiedCredentialCache(onHit: { metrics.credentialCacheHit() }),
+        idleTimeoutSeconds: configuration.idleTimeoutSeconds
     )
 }
 
@@ -233,8 +240,7 @@ func addRoutes(
     PresignedPutController(
         auth: cometChatAuth,
         links: services.links,
-        uploads: services.uploads,
-        idleTimeoutSeconds: configuration.idleTimeoutSeconds
+        uploads: services.uploads
     ).addRoutes(to: cometChat)
     CDNController(
         apps: services.apps,

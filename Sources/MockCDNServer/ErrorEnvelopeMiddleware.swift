@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import MockCDNCore
 import NIOCore
+import NIOHTTP1
 import _NIOFileSystem
 
 /// Any error, sorted into the categories every API answers: what a route group's envelope renders when a
@@ -40,6 +41,10 @@ struct Failure: Sendable {
             )
         case let error as HTTPError:
             self.init(category: Self.category(of: error.status), message: error.body ?? "\(error.status.reasonPhrase)")
+        case let error as HTTPParserError:
+            // The body's framing broke mid-request (a bad chunk size, a chunk longer than announced, a missing
+            // CRLF): the client's fault, and nothing of the body is kept.
+            self.init(category: .invalidInput, message: "malformed request body framing (\(error))")
         case is CancellationError:
             self.init(category: .unavailable, message: "the request was cancelled")
         case is DecodingError:

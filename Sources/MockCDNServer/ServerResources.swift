@@ -7,12 +7,14 @@ enum ServerResources {
     /// The resource bundle's folder names: `.resources` on Linux, `.bundle` on Apple platforms.
     static let bundleNames = ["MockCDN_MockCDNServer.resources", "MockCDN_MockCDNServer.bundle"]
 
-    /// The bundle, looked up once: next to the running executable, or next to a loaded bundle (a test
-    /// bundle on macOS).
+    /// The bundle, looked up once: in the install layout (`EXE/../share/mockcdn`), next to the running
+    /// executable (a build folder), or next to a loaded bundle (a test bundle on macOS).
     static let bundle: Bundle? = {
-        let places = ([Bundle.main] + Bundle.allBundles).flatMap {
-            [$0.bundleURL, $0.bundleURL.deletingLastPathComponent()]
-        }
+        let places =
+            [InstallLayout.shareFolder].compactMap { $0 }
+            + ([Bundle.main] + Bundle.allBundles).flatMap {
+                [$0.bundleURL, $0.bundleURL.deletingLastPathComponent()]
+            }
         for place in places {
             for name in Self.bundleNames {
                 if let bundle = Bundle(url: place.appendingPathComponent(name)) { return bundle }

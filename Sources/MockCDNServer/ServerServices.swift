@@ -20,6 +20,8 @@ struct ServerServices: Sendable {
     let fixtures: FixtureLoader?
     /// Media read credentials that passed verification.
     let verifiedCredentials: VerifiedCredentialCache
+    /// Seconds a connection may sit idle before the server closes it (uploads answer a stall before).
+    let idleTimeoutSeconds: Int
     /// Moves on at every reset, so work that started before one can tell.
     let epoch = ResetEpoch()
     /// This process among the instances that share a store (health names it).
@@ -47,7 +49,13 @@ struct ServerServices: Sendable {
 
     /// The one upload path, into this store.
     var uploads: UploadReceiver {
-        UploadReceiver(store: self.store, state: self.state, clock: self.clock, epoch: self.epoch)
+        UploadReceiver(
+            store: self.store,
+            state: self.state,
+            clock: self.clock,
+            epoch: self.epoch,
+            idleTimeoutSeconds: self.idleTimeoutSeconds
+        )
     }
 
     /// Stream's JWT auth over these apps and this clock.

@@ -9,8 +9,9 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the MockCDN server.",
         discussion: """
-            With no flags: in memory, 127.0.0.1:8080, the demo app, Fixtures/media preloaded when it exists \
-            under the working directory. Prints `mockcdn ready on http://HOST:PORT` on stdout once it \
+            With no flags: in memory, 127.0.0.1:8080, the demo app, the installed fixtures preloaded \
+            (../share/mockcdn/fixtures beside the binary's folder, else Fixtures/media under the working \
+            directory). Prints `mockcdn ready on http://HOST:PORT` on stdout once it \
             listens, then the default app's keys (and a generated admin token on a non-loopback address). \
             Logs go to stderr. Each flag can also come from its MOCKCDN_* environment variable or the config \
             file's `server:` section (the flag's name with underscores); flags win, then the environment, \

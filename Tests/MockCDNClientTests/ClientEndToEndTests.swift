@@ -377,6 +377,8 @@ struct ClientEndToEndTests {
             let task = Task {
                 try await client.storage.upload(data: Data(count: 1024 * 1024), options: .init(fileName: "slow.bin"))
             }
+            // Not a margin: a cancel at any moment must end the upload with CancellationError (the loop below
+            // cancels after 0 to 20 ms); the pause only makes it likely that the body is mid-flight.
             try await Task.sleep(for: .milliseconds(300))
             task.cancel()
             let outcome = try #require(await Self.finishes(within: 20) { await task.result }, "the upload hung")
@@ -392,7 +394,7 @@ struct ClientEndToEndTests {
                             options: .init(fileName: "c.bin")
                         )
                     }
-                    try await Task.sleep(for: .milliseconds(delay))
+                    try await Task.sleep(for: .milliseconds(delay))  // any moment will do: not a margin
                     early.cancel()
                     let ended: Bool? = await Self.finishes(within: 20) {
                         _ = await early.result

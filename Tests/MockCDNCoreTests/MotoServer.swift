@@ -45,6 +45,7 @@ enum MotoServer {
         watcher.standardError = FileHandle.nullDevice
         try watcher.run()
         let base = "http://127.0.0.1:\(port)"
+        // A poll, not a margin: it ends at moto_server's first answer, and gives up after 30 s.
         for _ in 0..<300 {
             if let (_, response) = try? await URLSession.shared.data(from: URL(string: base + "/moto-api/")!),
                 (response as? HTTPURLResponse)?.statusCode == 200

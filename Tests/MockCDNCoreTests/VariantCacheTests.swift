@@ -144,18 +144,26 @@ struct VariantCacheTests {
 
     @Test("when every request waiting for a render goes away, the render is cancelled", .timeLimit(.minutes(1)))
     func abandonedRenderIsCancelled() async throws {
-        let cache = VariantCache(memoryLimit: 1 << 20, directory: nil)
+        // Every step waits on an event, none on time: the second request's join (the cache's lookup hook),
+        // the render's start, and its cancellation (a handler that runs within the `cancel()` that causes it).
+        let (joined, join) = AsyncStream<Void>.makeStream()
+        let joins = Counter()
+        let cache = VariantCache(memoryLimit: 1 << 20, directory: nil) { hit in
+            guard hit else { return }  // the first request's miss; a request that joins a render counts a hit
+            joins.increment()
+            join.yield()
+        }
         let (cancelled, signal) = AsyncStream<Void>.makeStream()
         let (started, began) = AsyncStream<Void>.makeStream()
         let cancellations = Counter()
         let render: @Sendable () async throws -> ImageVariant = {
-            began.yield()
-            do {
+            try await withTaskCancellationHandler {
+                began.yield()
+                // Not a margin: the render ends only when it is cancelled (the time limit is a minute).
                 try await Task.sleep(for: .seconds(600))
-            } catch {
+            } onCancel: {
                 cancellations.increment()
                 signal.yield()
-                throw error
             }
             return Self.variant("never")
         }
@@ -163,10 +171,10 @@ struct VariantCacheTests {
         var iterator = started.makeAsyncIterator()
         _ = await iterator.next()
         let second = Task { try await cache.variant(object: "o/a", etag: "e", transform: "w=1", render: render) }
-        try await Task.sleep(for: .milliseconds(50))
+        var joinEvents = joined.makeAsyncIterator()
+        while joins.value < 1 { _ = await joinEvents.next() }  // the second request waits on the render
         // One of two waiters leaving keeps the render going for the other.
         first.cancel()
-        try await Task.sleep(for: .milliseconds(50))
         #expect(cancellations.value == 0)
         second.cancel()
         var cancelledRenders = cancelled.makeAsyncIterator()
@@ -238,7 +246,10 @@ struct VariantCacheTests {
         #expect(shared.names.count == 2)
 
         b.drop(object: "demo/a.png")
-        for _ in 0..<200 where shared.names.count > 1 { try await Task.sleep(for: .milliseconds(10)) }
+        // A poll, not a margin: the drop reaches the shared store in the background; the loop ends as soon as it
+        // has, and waits 30 s at most.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while shared.names.count > 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(shared.names.count == 1)
         // A (which still holds it in memory) is unaffected; a new cache renders again.
         let c = VariantCache(memoryLimit: 1 << 20, directory: nil, shared: shared)

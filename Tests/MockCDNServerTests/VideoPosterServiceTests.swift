@@ -196,7 +196,8 @@ extension ServerServices {
             faults: self.faults,
             metrics: self.metrics,
             fixtures: self.fixtures,
-            verifiedCredentials: self.verifiedCredentials
+            verifiedCredentials: self.verifiedCredentials,
+            idleTimeoutSeconds: self.idleTimeoutSeconds
         )
     }
 }

@@ -1,5 +1,5 @@
 """Helpers shared by the compatibility suites: paths, demo credentials, HTTP without exceptions,
-Stream tokens and uploads."""
+Stream tokens and uploads, and `eventually`, the one way a test waits for something to happen."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ import hmac
 import json
 import os
 import struct
+import time
 import urllib.error
 import urllib.request
 import uuid
 import zlib
 from pathlib import Path
+from typing import Callable, TypeVar
 
 REPO = Path(__file__).resolve().parents[2]
 BINARY = Path(os.environ.get("MOCKCDN_BINARY", REPO / ".build" / "debug" / "mockcdn"))
@@ -22,6 +24,41 @@ KEY_PAIR_ID = "K2JCJMDEHXQW5F"
 API_KEY = "demo-key"
 API_SECRET = "demo-secret-for-local-testing-only"
 
+T = TypeVar("T")
+
+
+def eventually(
+    predicate: Callable[[], T],
+    timeout: float = 30.0,
+    interval: float = 0.05,
+    message: str | Callable[[], str] = "the condition never held",
+    ignoring: tuple[type[BaseException], ...] = (),
+) -> T:
+    """Calls `predicate` until it returns something truthy and returns that; fails the test with `message`
+    (a string, or a function that makes one then) when `timeout` seconds pass first. An exception of a type in
+    `ignoring` counts as "not yet"; any other is raised at once.
+
+    The rule these suites keep, so that they pass on a loaded 2-core CI runner as on a fast laptop: a test
+    never sleeps a fixed real time, neither to wait for something to happen nor to let something "get going"
+    before asserting that it did not happen. It polls the condition here, or awaits an event (a journal entry
+    at GET /_mockcdn/requests, an object at /_mockcdn/objects, a process state, a browser event), with a
+    deadline many times (>= 10x) what the thing should take: 30 s unless it is known to take longer. The
+    poll returns as soon as the condition holds, so the deadline costs nothing when the test passes, and the
+    short `interval` only spaces the polls; it is no margin. Expiry is driven by MockCDN's clock
+    (`POST /_mockcdn/clock/advance`), never by sleeping. Where a test must let real time pass (a stall timeout
+    of whole seconds, a slow store), its assertion has a margin of >= 10x or is one-sided in the safe
+    direction, and a comment there says which."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = predicate()
+        except ignoring:
+            value = None
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"{message() if callable(message) else message} (waited {timeout:g} s)")
+        time.sleep(interval)
 
 
 def b64url(raw: bytes) -> str:
@@ -74,11 +111,13 @@ def png(width: int = 8, height: int = 8) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
-def request(url: str, method: str = "GET", body: bytes | None = None, headers: dict | None = None):
-    """Returns (status, body bytes, headers) without raising on HTTP errors."""
+def request(url: str, method: str = "GET", body: bytes | None = None, headers: dict | None = None,
+            timeout: float = 30):
+    """Returns (status, body bytes, headers) without raising on HTTP errors. `timeout` bounds each socket
+    operation; the default is >= 10x what any answer of MockCDN's should take."""
     req = urllib.request.Request(url, data=body, method=method, headers=headers or {})
     try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
             return resp.status, resp.read(), resp.headers
     except urllib.error.HTTPError as err:
         return err.code, err.read(), err.headers
@@ -132,9 +171,10 @@ def image_size(data: bytes) -> tuple[int, int]:
     raise ValueError("not a PNG or JPEG")
 
 
-def browser(window: str = "1400,900"):
+def browser(window: str = "1400,900", downloads: Path | None = None):
     """Headless Chromium (Debian's `chromium` and `chromium-driver`) driven by Selenium, with the browser's
-    console log readable."""
+    console log readable. With `downloads`, every download goes there as a file of its own (named by its
+    GUID), so that a test can see that the browser took an answer as a download (see `downloaded`)."""
     import shutil
 
     from selenium import webdriver
@@ -146,4 +186,14 @@ def browser(window: str = "1400,900"):
                      f"--window-size={window}"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+    if downloads is not None:
+        driver.execute_cdp_cmd("Browser.setDownloadBehavior",
+                               {"behavior": "allowAndName", "downloadPath": str(downloads)})
+    return driver
+
+
+def downloaded(downloads: Path) -> int:
+    """How many downloads the browser has begun into `downloads` (finished or not): a download that has begun
+    is an answer the browser will never render as a page."""
+    return len(list(downloads.iterdir()))

@@ -179,8 +179,8 @@ def build_cases(base: str) -> list[tuple]:
         ("JWT server:1", "GET", "/app?api_key=demo-key", {"Authorization": signed_jwt({"alg": "HS256"}, {"server": 1})}, None, 401, "stream", 5),
         ("JWT with an unknown crit header", "POST", UPLOAD, {"Authorization": signed_jwt({"alg": "HS256", "crit": ["x"], "x": 1}, {"user_id": "a"}), "Content-Type": MULTIPART}, b"", 401, "stream", 5),
         ("listing limit 0", "GET", "/channels/messaging/catalogue/uploads?api_key=demo-key&limit=0", {"Authorization": jwt({"server": True})}, None, 400, "stream", 4),
-        ("control POST as text/plain from a page", "POST", "/_mockcdn/clock/advance", {"Content-Type": "text/plain", "Origin": "http://evil.example"}, b'{"seconds":86400}', 415, "control", None),
-        ("control POST as a form", "POST", "/_mockcdn/reset", {"Content-Type": "application/x-www-form-urlencoded"}, b"a=b", 415, "control", None),
+        ("control POST as text/plain from a page", "POST", "/_mockcdn/clock/advance", {"Content-Type": "text/plain", "Origin": "http://evil.example"}, b'{"seconds":86400}', 403, "control", None),
+        ("control POST as a form from another site", "POST", "/_mockcdn/reset", {"Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "cross-site"}, b"a=b", 403, "control", None),
         ("control read under a rebinding Host", "GET", "/_mockcdn/requests", {"Host": "evil.example"}, None, 403, "control", None),
         ("fault glob over 1,024 bytes", "POST", "/_mockcdn/faults", {"Content-Type": "application/json"}, json.dumps({"match": {"path": "*a" * 600}, "action": {"status": 503}}).encode(), 400, "any", None),
     ]

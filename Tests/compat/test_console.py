@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import json
 import re
-import time
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import NoSuchWindowException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import launch
-from support import API_SECRET, browser, png, request
+from support import API_SECRET, browser, downloaded, eventually, png, request
 
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "ui" / "screenshots"
 # A credential's value in a URL: what must never be in the page or its console.
@@ -30,17 +31,23 @@ CREDENTIAL_VALUE = re.compile(r"(?:Signature|X-Amz-Signature|fat)=(?!REDACTED)[A
 
 @pytest.fixture(scope="module")
 def console():
+    """The server and Chromium on its console, with the browser's downloads in a folder of their own
+    (`driver.downloads`)."""
+    downloads = Path(tempfile.mkdtemp())
     with launch() as server:
-        driver = browser()
+        driver = browser(downloads=downloads)
+        driver.downloads = downloads
         driver.set_page_load_timeout(20)
         try:
             driver.get(server.url + "/_mockcdn/ui")
             yield server.url, driver
         finally:
             driver.quit()
+    shutil.rmtree(downloads)
 
 
-def wait(driver, condition, seconds=15):
+def wait(driver, condition, seconds=30):
+    # A poll that returns as soon as the condition holds; 30 s is >= 10x what any step of the page takes.
     # The page redraws its details and journal as the clock ticks: an element may go stale between looks.
     return WebDriverWait(driver, seconds, ignored_exceptions=[StaleElementReferenceException]).until(condition)
 
@@ -66,16 +73,21 @@ def assert_no_credentials(driver) -> None:
 
 def open_link(driver, kind: str, download: bool = False) -> None:
     """Clicks Open on the selected object's link of `kind`, which opens it in a new tab, waits for its page (or,
-    for a `download`, two seconds), and closes that tab."""
+    for a `download`, until the browser has begun downloading it), and closes that tab."""
     console_window = driver.current_window_handle
     before = set(driver.window_handles)
+    count = downloaded(driver.downloads)
     driver.find_element(By.CSS_SELECTOR, f'#details li[data-kind="{kind}"] button.open').click()
     if download:
-        # Chromium may close a tab that only downloaded.
-        time.sleep(2)
+        # Once a download has begun, the browser will never render the answer: no script of it can run.
+        eventually(lambda: downloaded(driver.downloads) > count, message=f"the {kind} link was not downloaded")
+        # Chromium may close a tab that only downloaded, at any moment.
         for handle in set(driver.window_handles) - before:
-            driver.switch_to.window(handle)
-            driver.close()
+            try:
+                driver.switch_to.window(handle)
+                driver.close()
+            except NoSuchWindowException:
+                pass
     else:
         wait(driver, lambda d: len(set(d.window_handles) - before) == 1)
         driver.switch_to.window((set(driver.window_handles) - before).pop())
@@ -195,10 +207,11 @@ def test_uploaded_svg_and_html_cannot_script_the_console(console, tmp_path):
         assert not tile.find_elements(By.TAG_NAME, "img")
         tile.click()
         wait(driver, expected_conditions.visibility_of_element_located((By.ID, "details")))
-        # Served as a sandboxed attachment: a download, never a document of this origin.
+        # Served as a sandboxed attachment: a download, never a document of this origin (`open_link` waits
+        # until the browser has begun downloading it, so no script of it can still be on its way).
         open_link(driver, "cloudfront", download=True)
-    time.sleep(1)
     status, body, _ = request(base + "/_mockcdn/clock")
+    # The clock runs with real time: 777 s is >= 10x what this test takes.
     assert json.loads(body)["now"] - before < 777
     # The page's scripts run only by nonce: no inline script, no other script from this origin.
     status, _, headers = request(base + "/_mockcdn/ui")

@@ -42,3 +42,21 @@ def test_try_it_runs_as_written(tmp_path):
     assert (tmp_path / "sample.pdf").read_bytes() == (REPO / "Fixtures/media/sample.pdf").read_bytes()
     for name in ("upload.json", "thumb.jpg", "sample.pdf"):
         assert name in result.stdout
+
+
+def test_the_runtime_packages_block_is_generated_from_the_list():
+    """The README names the runtime packages once, as packaging/runtime_packages.py writes them from the one
+    list the Dockerfile, the tarball, the wheel and make dist-check read."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("runtime_packages", REPO / "packaging" / "runtime_packages.py")
+    packages = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = packages  # its dataclass looks its module up there
+    spec.loader.exec_module(packages)
+    readme = (REPO / "README.md").read_text()
+    assert readme.count(packages.BEGIN) == 1 and packages.readme_block() in readme, (
+        "run `python3 packaging/runtime_packages.py readme`")
+    assert readme.count("apt-get install --no-install-recommends") == 1
+    assert packages.names() == [line.split()[0] for line in (REPO / "packaging" / "runtime-packages.txt")
+                                .read_text().splitlines() if line.strip() and not line.startswith("#")]

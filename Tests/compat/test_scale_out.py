@@ -16,7 +16,7 @@ import boto3
 import pytest
 
 from conftest import launch
-from support import jwt, png, request, upload
+from support import eventually, jwt, png, request, upload
 
 
 def free_port() -> int:
@@ -35,15 +35,9 @@ class Moto:
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(["moto_server", "-H", "127.0.0.1", "-p", str(self.port)],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if request(self.url + "/moto-api/")[0] == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.1)
-        pytest.fail("moto_server did not start")
+        # Refused until it listens. 60 s: it takes a second or two, longer on a loaded machine.
+        eventually(lambda: request(self.url + "/moto-api/")[0] == 200, timeout=60, ignoring=(OSError,),
+                   message=lambda: f"moto_server did not start (exit code {self.process.poll()})")
 
     def s3(self):
         return boto3.client("s3", endpoint_url=self.url, aws_access_key_id="testing",
@@ -170,23 +164,21 @@ def test_with_s3_variants_a_render_on_one_instance_serves_the_other(moto):
         keys = [item["Key"] for item in moto.s3().list_objects_v2(Bucket=name, Prefix="dev/variants/")["Contents"]]
         assert len(keys) == 1
 
+        # The render is in the bucket by the time A answers (the save is awaited), so no wait is needed.
         # B finds A's render in the bucket: the same bytes, a hit and no render of its own.
         status, again, _ = request(resized.replace("http://media.team.test", b.url))
         assert status == 200 and again == small
         assert metric(b.url, "mockcdn_variant_cache_hits_total") == 1
         assert metric(b.url, "mockcdn_variant_cache_misses_total") == 0
 
-        # Deleted through B: its variants leave the bucket too.
+        # Deleted through B: its variants leave the bucket too, in the background after the answer.
         status, body, _ = request(f"{b.url}/channels/messaging/variants/image?api_key=demo-key&url={link}", "DELETE",
                                   headers=SERVER_TOKEN)
         assert status == 200, body
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and moto.s3().list_objects_v2(Bucket=name, Prefix="dev/variants/").get(
-                "Contents"):
-            time.sleep(0.1)
-        assert not moto.s3().list_objects_v2(Bucket=name, Prefix="dev/variants/").get("Contents")
+        eventually(lambda: not moto.s3().list_objects_v2(Bucket=name, Prefix="dev/variants/").get("Contents"),
+                   message="the variants stayed in the bucket")
 
-    # Without the setting, nothing goes to variants/.
+    # Without the setting, nothing goes to variants/ (with it, the render would be there by the answer).
     with launch("--store", f"s3://{name}/plain", env=s3_env(moto)) as c:
         link = upload(c.url, "image", "wide.png", "image/png", png(64, 48), channel="variants")
         assert request(link + "&w=16&h=12")[0] == 200
@@ -199,8 +191,10 @@ def test_a_stopped_endpoint_is_503_in_each_envelope_and_degraded_health(moto):
         link = upload(server.url, "image", "before.png", "image/png", png(), channel="outage")
         assert request(link)[0] == 200
         moto.stop()
+        # Each answer takes about 6 s (the store client's connection attempts), and its store requests are bounded
+        # by the store's 10 s limit: the client waits 120 s, and both must come within 120 s, >= 10x that.
         began = time.monotonic()
-        status, body, _ = request(link)
+        status, body, _ = request(link, timeout=120)
         assert status == 503 and b"<Code>ServiceUnavailable</Code>" in body, body
         boundary = "x" + uuid.uuid4().hex
         status, body, _ = request(
@@ -208,9 +202,9 @@ def test_a_stopped_endpoint_is_503_in_each_envelope_and_degraded_health(moto):
             (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n'
              f"Content-Type: image/png\r\n\r\n").encode() + png() + f"\r\n--{boundary}--\r\n".encode(),
             {"Authorization": jwt(), "stream-auth-type": "jwt",
-             "Content-Type": f"multipart/form-data; boundary={boundary}"})
+             "Content-Type": f"multipart/form-data; boundary={boundary}"}, timeout=120)
         assert status == 503 and json.loads(body)["StatusCode"] == 503, body
-        assert time.monotonic() - began < 60
+        assert time.monotonic() - began < 120, "the outage hung the answers"
         state = health(server.url)
         assert state["status"] == "degraded" and state["store"] == "s3" and "reason" in state
 
@@ -248,16 +242,13 @@ def test_an_endpoint_gone_mid_upload_is_503_and_leaves_nothing_once_back(moto):
             body = os.urandom(9 * 1024 * 1024)
             connection, tail = open_upload(int(server.url.rsplit(":", 1)[1]), "gone", len(body))
             connection.sendall(body[:-16])
-            deadline = time.monotonic() + 60
-            uploads = []
-            while time.monotonic() < deadline:
+
+            def first_part() -> bool:
                 uploads = s3.list_multipart_uploads(Bucket=name).get("Uploads", [])
-                if uploads and s3.list_parts(Bucket=name, Key=uploads[0]["Key"],
-                                             UploadId=uploads[0]["UploadId"]).get("Parts"):
-                    break
-                time.sleep(0.1)
-            else:
-                pytest.fail("the first part never reached S3")
+                return bool(uploads and s3.list_parts(Bucket=name, Key=uploads[0]["Key"],
+                                                      UploadId=uploads[0]["UploadId"]).get("Parts"))
+
+            eventually(first_part, timeout=60, message="the first part never reached S3")
             proxy.stop()
             connection.sendall(body[-16:] + tail)
             answer = http.client.HTTPResponse(connection)
@@ -266,17 +257,18 @@ def test_an_endpoint_gone_mid_upload_is_503_and_leaves_nothing_once_back(moto):
             connection.close()
             assert answer.status == 503 and json.loads(payload)["StatusCode"] == 503, payload
 
-            # While it is gone, reads answer 503 in the S3 envelope and health says degraded.
-            status, payload, _ = request(before)
+            # While it is gone, reads answer 503 in the S3 envelope and health says degraded. The read takes about
+            # 6 s (the store client's connection attempts): the client waits 120 s, >= 10x that.
+            status, payload, _ = request(before, timeout=120)
             assert status == 503 and b"<Code>ServiceUnavailable</Code>" in payload, payload
             assert health(server.url)["status"] == "degraded"
 
-            # Back: the open upload is aborted by the retries, and nothing of it is in the bucket or listed.
+            # Back: the open upload is aborted by the retries, and nothing of it is in the bucket or listed. The
+            # retries come 1, 3, 7, 15, 31 and 63 s after the failed put; the next after the endpoint is back
+            # is a few seconds away, and 90 s covers the whole schedule up to 63 s.
             proxy.start()
-            deadline = time.monotonic() + 90
-            while time.monotonic() < deadline and s3.list_multipart_uploads(Bucket=name).get("Uploads"):
-                time.sleep(0.5)
-            assert not s3.list_multipart_uploads(Bucket=name).get("Uploads"), "the multipart upload stayed open"
+            eventually(lambda: not s3.list_multipart_uploads(Bucket=name).get("Uploads"), timeout=90, interval=0.5,
+                       message="the multipart upload stayed open")
             assert sorted(item["Key"] for item in s3.list_objects_v2(Bucket=name)["Contents"]) == stored
             assert health(server.url)["status"] == "ok"
             status, payload, _ = request(f"{server.url}/channels/messaging/gone/uploads?api_key=demo-key",
@@ -297,7 +289,8 @@ def test_a_missing_bucket_stops_the_start_with_the_reason(moto):
 
 class Proxy:
     """A TCP proxy in front of moto on a port of its own. It can hold each answer from S3 for `delay` seconds
-    (a slow store), and `stop` closes its port and cuts every connection (the endpoint gone) until `start`."""
+    (a slow store: the one deliberate real-time wait here, see its test), and `stop` closes its port and cuts
+    every connection (the endpoint gone) until `start`."""
 
     def __init__(self, upstream_port: int, delay: float = 0):
         self.delay = delay
@@ -329,6 +322,7 @@ class Proxy:
         try:
             while chunk := source.recv(65536):
                 if delay:
+                    # The slow store itself, not a margin: its test keeps >= 10x either side of the 10 s limit.
                     time.sleep(delay)
                 target.sendall(chunk)
         except OSError:
@@ -355,18 +349,21 @@ def test_a_slow_store_answers_within_the_time_limit(moto):
     shared = ("--store", f"s3://{name}", "--public-url", "http://media.team.test")
     with launch(*shared, env=s3_env(moto)) as fast:
         link = upload(fast.url, "image", "slow.png", "image/png", png(), channel="slow")
-    # A little slow (0.3 s per answer): still served. Very slow (15 s, past the 10-s limit): 503 within it.
-    for delay, expected in ((0.3, 200), (15, 503)):
+    # The store's limit is 10 s per request, retries included. A little slow (0.3 s per answer, >= 10x under the
+    # limit): still served. Very slow (120 s per answer, 12x past it): 503, and the answer came from the limit,
+    # not from the store (which had not answered yet), after the whole 10 s (one-sided: the limit cannot fire
+    # early) and well before the store's answer (the client waits 150 s: >= 10x the limit).
+    for delay, expected in ((0.3, 200), (120, 503)):
         proxy = Proxy(moto.port, delay)
         env = {**s3_env(moto), "AWS_ENDPOINT_URL_S3": f"http://127.0.0.1:{proxy.port}"}
         try:
             with launch(*shared, "--fixtures", "none", env=env) as server:
                 began = time.monotonic()
-                status, body, _ = request(link.replace("http://media.team.test", server.url))
+                status, body, _ = request(link.replace("http://media.team.test", server.url), timeout=150)
                 took = time.monotonic() - began
                 assert status == expected, body
                 if expected == 503:
-                    assert b"<Code>ServiceUnavailable</Code>" in body and took < 25, took
+                    assert b"<Code>ServiceUnavailable</Code>" in body and 9.5 < took < delay, took
         finally:
             proxy.stop()
 
@@ -388,10 +385,8 @@ def test_sigkill_mid_upload_leaves_nothing_visible_and_reset_aborts_the_open_upl
         chunk = os.urandom(1024 * 1024)
         for _ in range(18):  # past two 8-MiB parts
             connection.sendall(chunk)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not s3.list_multipart_uploads(Bucket=name).get("Uploads"):
-            time.sleep(0.1)
-        assert s3.list_multipart_uploads(Bucket=name).get("Uploads"), "no multipart upload was started"
+        eventually(lambda: s3.list_multipart_uploads(Bucket=name).get("Uploads"),
+                   message="no multipart upload was started")
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=20)
         connection.close()

@@ -100,7 +100,7 @@ void CVipsShim_free(void *_Nullable pointer);
 
 /// The shim's functions, as the loadable module hands them over (`CVipsShimModule_get`).
 typedef struct {
-    CVipsShimControl *(*control_new)(double seconds);
+    CVipsShimControl *_Nullable (*_Nonnull control_new)(double seconds);
     void (*control_cancel)(CVipsShimControl *control);
     void (*control_free)(CVipsShimControl *_Nullable control);
     int (*initialize)(char *_Nullable *_Nonnull error);

@@ -59,8 +59,11 @@ public final class DiskObjectStore: ObjectStore {
         } catch let error as MockCDNError {
             throw error
         } catch {
+            let failure = error as? FileSystemError
+            let errno = Self.systemError(of: error)
             let reason =
-                switch (error as? FileSystemError)?.code {
+                switch failure?.code {
+                case _ where errno == EROFS: "the file system is read-only"
                 case .notFound?, .invalidArgument?: "a folder above it is missing or is not a folder"
                 case .permissionDenied?: "permission denied"
                 case .fileAlreadyExists?, .notEmpty?: "something other than a folder is in the way"
@@ -117,8 +120,35 @@ public final class DiskObjectStore: ObjectStore {
             for leftover in leftovers {
                 await Self.removeLeftover(leftover)
             }
-            throw error
+            throw self.byCause(error)
         }
+    }
+
+    /// A failure to write under the data directory, named by its cause: a full disk is
+    /// `MockCDNError.insufficientStorage` (507), a folder the server may not write is a `storageFailure`
+    /// (503) naming it; anything else is left as it is. Nothing of the object is kept either way, and the
+    /// next write tries again: once the cause is gone, it succeeds with no restart.
+    private func byCause(_ error: any Error) -> any Error {
+        switch Self.systemError(of: error) {
+        case ENOSPC?, EDQUOT?:
+            MockCDNError.insufficientStorage("insufficient storage: the data directory is full")
+        case EACCES?, EPERM?:
+            MockCDNError.storageFailure("the data directory \(self.directory) cannot be written: permission denied")
+        case EROFS?:
+            MockCDNError.storageFailure("the data directory \(self.directory) is on a read-only file system")
+        default:
+            error
+        }
+    }
+
+    /// The errno behind a file-system error, looking through the errors it wraps.
+    static func systemError(of error: any Error) -> Int32? {
+        var next: (any Error)? = error
+        while let current = next {
+            if let call = current as? FileSystemError.SystemCallError { return call.errno.rawValue }
+            next = (current as? FileSystemError)?.cause
+        }
+        return nil
     }
 
     public func metadata(for key: ObjectKey) async throws -> ObjectMetadata? {

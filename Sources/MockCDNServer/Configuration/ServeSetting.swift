@@ -116,7 +116,7 @@ extension ServeSetting {
     public static let fixtures = ServeSetting(
         name: "fixtures",
         kind: .path,
-        defaultText: "Fixtures/media when it exists",
+        defaultText: "share/mockcdn/fixtures or Fixtures/media",
         help: "Folder of media preloaded under the default app at fixtures/{name}, and on reset; `none` for none."
     )
     public static let adminToken = ServeSetting(

@@ -6,11 +6,14 @@ import MockCDNCore
 /// Guards the `/_mockcdn` routes against other machines and against web pages.
 ///
 /// - Off loopback they need `Authorization: Bearer <admin token>`, compared in constant time.
-/// - Without the token (a loopback bind), a browser must not be able to drive them: the control routes
-///   send no CORS headers, so a page cannot read their answers; a POST needs a JSON body type, which a page
-///   cannot send across origins without a preflight that is refused; and the `Host` must be one a DNS
-///   rebinding attack cannot produce: an IP literal, `localhost`, the bound host or the public URL's host.
-///   PUT, PATCH and DELETE always need a preflight, so the content-type rule is about POST.
+/// - Without the token (a loopback bind), a browser must not be able to drive them, and the browser says
+///   when a request comes from a web page: a request is refused when its `Origin` is not this server's own
+///   origin, or when `Sec-Fetch-Site` says another site or origin sent it (`cross-site`, and `same-site`,
+///   which is another port of `localhost` too). Only a top-level navigation (a GET a person follows to the
+///   console) passes from elsewhere. The control routes send no CORS headers either, so a page cannot read
+///   their answers; and the `Host` must be one a DNS rebinding attack cannot produce: an IP literal,
+///   `localhost`, the bound host or the public URL's host. Clients that are not browsers (curl, the CLI, the
+///   helpers) send neither header, so any request of theirs passes, with a body or without one.
 ///
 /// A loopback bind gets no generated token: every local process can already reach the port, a token it
 /// could read from a file would stop none of them, and the checks above are what stop a web page.
@@ -57,15 +60,34 @@ struct AdminGuard: RouterMiddleware {
                         + "the public URL's host (a DNS rebinding guard); or send the admin token"
                 )
             }
-            if request.method == .post, request.headers[.contentType].flatMap(MediaType.essence) != "application/json" {
+            if let refusal = Self.browserRefusal(request) {
                 throw HTTPError(
-                    .unsupportedMediaType,
-                    message: "test-control POST requests need Content-Type: application/json (so that a web page "
-                        + "cannot send them), or the admin token"
+                    .forbidden,
+                    message: refusal + "; the test-control API takes no requests from web pages"
                 )
             }
         }
         return try await next(request, context)
+    }
+
+    /// Why a request that a web page sent is refused, or nil: an `Origin` other than the server's own (as the
+    /// request's `Host` names it), or a `Sec-Fetch-Site` other than `same-origin` and `none` (a person's own
+    /// navigation). A GET or HEAD navigation from another site passes: it can only show a page.
+    static func browserRefusal(_ request: Request) -> String? {
+        let navigation =
+            (request.method == .get || request.method == .head)
+            && request.headers[.secFetchMode] == "navigate"
+        if let site = request.headers[.secFetchSite], site != "same-origin", site != "none", !navigation {
+            return "Sec-Fetch-Site is \(site)"
+        }
+        if let origin = request.headers[.origin] {
+            let origin = origin.lowercased()
+            let host = request.head.authority?.lowercased()
+            guard let host, origin == "http://" + host || origin == "https://" + host else {
+                return "Origin \(origin.prefix(100)) is not this server's"
+            }
+        }
+        return nil
     }
 
     /// Whether a `Host` value names this server in a way DNS rebinding cannot fake.
@@ -99,4 +121,11 @@ struct AdminGuard: RouterMiddleware {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts.allSatisfy { part in UInt8(part) != nil && part.allSatisfy(\.isNumber) }
     }
+}
+
+extension HTTPField.Name {
+    /// Fetch metadata: which site sent the request (`same-origin`, `same-site`, `cross-site`, `none`).
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+    /// Fetch metadata: the request's mode (`navigate` for a page a person opens).
+    static let secFetchMode = HTTPField.Name("Sec-Fetch-Mode")!
 }

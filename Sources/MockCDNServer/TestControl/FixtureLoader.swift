@@ -7,13 +7,15 @@ import NIOCore
 struct FixtureLoader: Sendable {
     let directory: String
 
-    /// The folder `mockcdn serve` uses when none is configured: `Fixtures/media` under the working
-    /// directory, when it exists (a checkout of this repository).
+    /// The folder `mockcdn serve` uses when none is configured: the installed fixtures
+    /// (`EXE/../share/mockcdn/fixtures`, see `InstallLayout`), else `Fixtures/media` under the working
+    /// directory (a checkout of this repository), whichever exists first.
     static var defaultDirectory: String? {
-        let candidate = FileManager.default.currentDirectoryPath + "/Fixtures/media"
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory) && isDirectory.boolValue
-            ? candidate : nil
+        let candidates: [String?] = [
+            InstallLayout.shareFolder?.appendingPathComponent("fixtures").path,
+            FileManager.default.currentDirectoryPath + "/Fixtures/media",
+        ]
+        return candidates.compactMap { $0 }.first(where: InstallLayout.isFolder)
     }
 
     /// The files that are preloaded, in name order: regular files, neither hidden nor `README.md`.

@@ -11,8 +11,6 @@ struct PresignedPutController {
     let auth: CometChatAuthenticator
     let links: LinkSigner
     let uploads: UploadReceiver
-    /// The server's idle timeout: a stall is declared a second before it would close the connection.
-    let idleTimeoutSeconds: Int
 
     /// A signed parameter of MockCDN's upload URLs: the most bytes the upload may have.
     static let maximumBytesParameter = "x-mockcdn-max-bytes"
@@ -77,8 +75,7 @@ struct PresignedPutController {
                     app: app,
                     key: key,
                     bound: bound,
-                    owner: owner,
-                    stallTimeout: min(app.configuration.uploadStallTimeout, Int64(max(1, self.idleTimeoutSeconds - 1)))
+                    owner: owner
                 )
             } catch UploadFailure.stalled(let seconds) {
                 throw CometChatError.uploadStalled(seconds: seconds)

@@ -14,7 +14,6 @@ extension UploadReceiver {
     ///   - key: where it goes; its last segment is the file name the policy checks.
     ///   - bound: the most bytes the URL allows, when it names a limit below the app's.
     ///   - owner: the uploader, when the URL names one.
-    ///   - stallTimeout: seconds without a byte after which the upload fails as stalled.
     /// - Returns: the stored object.
     /// - Throws: `UploadFailure` (`.tooLarge`, `.stalled`, `.input`...), or a storage error.
     func receiveBody(
@@ -22,9 +21,9 @@ extension UploadReceiver {
         app: MediaApp,
         key: ObjectKey,
         bound: Int?,
-        owner: String?,
-        stallTimeout: Int64
+        owner: String?
     ) async throws -> ObjectMetadata {
+        try Self.checkFraming(request)
         let kind: UploadPolicy.Kind = key.rawValue.split(separator: "/").dropFirst().first == "images" ? .image : .file
         let config = try await self.state.uploadConfig(kind, app: app)
         let limit = min(bound ?? .max, UploadPolicy.sizeLimit(config))
@@ -32,7 +31,7 @@ extension UploadReceiver {
         if let length, length > limit { throw UploadFailure.tooLarge(limit: limit) }
         let epoch = self.epoch.current
         let fileName = key.rawValue.split(separator: "/").last.map(String.init)
-        let watch = StallWatch(seconds: stallTimeout)
+        let watch = StallWatch(seconds: self.stallTimeout(for: app))
         do {
             let object = try await watch.run {
                 try await self.store(
@@ -62,22 +61,39 @@ extension UploadReceiver {
     }
 }
 
+/// The time a `StallWatch` reads and waits on: the system's monotonic clock in the server, a clock the test
+/// moves in tests (so a stall test never waits on real time).
+struct StallClock: Sendable {
+    /// Now, in nanoseconds of a monotonic clock.
+    let now: @Sendable () -> UInt64
+    /// Waits `nanoseconds`; throws on cancellation.
+    let sleep: @Sendable (_ nanoseconds: UInt64) async throws -> Void
+
+    /// NIO's uptime clock and `Task.sleep`.
+    static let system = StallClock(
+        now: { NIODeadline.now().uptimeNanoseconds },
+        sleep: { try await Task.sleep(for: .nanoseconds(Int64(clamping: $0))) }
+    )
+}
+
 /// Fails an upload whose body stops: when a read of the body has waited the timeout for its next bytes, the
 /// work is cancelled and `run` throws `UploadFailure.stalled`. Only time spent waiting on the client counts:
 /// storing, sniffing and checking (which a loaded machine or a slow store may stretch) never do, nor does
 /// anything after the body has ended. Real time, not MockCDN's clock: a stall is the network's.
 final class StallWatch: Sendable {
     let seconds: Int64
-    /// Since when a read has been waiting for body bytes, in uptime nanoseconds; 0 while none waits.
+    let clock: StallClock
+    /// Since when a read has been waiting for body bytes, in the clock's nanoseconds; 0 while none waits.
     private let waitingSince = Atomic<UInt64>(0)
 
-    init(seconds: Int64) {
+    init(seconds: Int64, clock: StallClock = .system) {
         self.seconds = seconds
+        self.clock = clock
     }
 
     /// A read of the body starts waiting for bytes.
     func waiting() {
-        self.waitingSince.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
+        self.waitingSince.store(max(self.clock.now(), 1), ordering: .relaxed)
     }
 
     /// The read returned: bytes, or the body's end.
@@ -106,10 +122,22 @@ final class StallWatch: Sendable {
         let timeout = UInt64(self.seconds) * 1_000_000_000
         while true {
             let since = self.waitingSince.load(ordering: .relaxed)
-            let waited = since == 0 ? 0 : NIODeadline.now().uptimeNanoseconds &- since
+            let waited = since == 0 ? 0 : self.clock.now() &- since
             if since != 0, waited >= timeout { throw UploadFailure.stalled(seconds: self.seconds) }
-            try await Task.sleep(for: .nanoseconds(Int64(timeout - waited)))
+            try await self.clock.sleep(timeout - waited)
         }
+    }
+}
+
+/// A request body under a `StallWatch`, as a sequence (for `RequestBody`).
+struct WatchedSequence: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let base: RequestBody
+    let watch: StallWatch
+    let expectedLength: Int?
+
+    func makeAsyncIterator() -> WatchedBody<RequestBody.AsyncIterator> {
+        WatchedBody(base: self.base.makeAsyncIterator(), watch: self.watch, expectedLength: self.expectedLength)
     }
 }
 

@@ -14,7 +14,7 @@ enum UploadFailure: Error {
     case storage(String)
     /// The upload cannot be kept now: the store is full (507) or the server was reset under it (503).
     case unavailable(String, status: HTTPResponse.Status)
-    /// No byte of the body arrived for `seconds` (a presigned PUT's stall timeout).
+    /// No byte of the body arrived for `seconds` (the stall timeout, on every upload route).
     case stalled(seconds: Int64)
 }
 
@@ -28,13 +28,22 @@ struct UploadReceiver: Sendable {
     let clock: MockClock
     /// Moves on at every reset: an upload that commits after one removes itself.
     let epoch: ResetEpoch
+    /// Seconds a connection may sit idle before the server closes it.
+    let idleTimeoutSeconds: Int
+
+    /// The stall timeout of `app`'s uploads: its `upload_stall_timeout`, held a second below the idle timeout,
+    /// so that a client whose body stops (or falls short of its `Content-Length`) hears why, in the route's
+    /// envelope, before the connection is closed.
+    func stallTimeout(for app: MediaApp) -> Int64 {
+        min(app.configuration.uploadStallTimeout, Int64(max(1, self.idleTimeoutSeconds - 1)))
+    }
 
     /// Multipart framing allowed on top of the file size before Content-Length alone earns a 413.
     static let multipartAllowance = 64 * 1024
     /// The most bytes read from a non-file part.
     static let maximumFieldBytes = 64 * 1024
 
-    struct Received {
+    struct Received: Sendable {
         let object: ObjectMetadata
         let key: ObjectKey
         /// The named fields that were sent, raw.
@@ -59,23 +68,55 @@ struct UploadReceiver: Sendable {
         kind: UploadPolicy.Kind,
         folder: String,
         fieldNames: Set<String>,
-        owner: @escaping ([String: ByteBuffer]) throws -> String?,
+        owner: @escaping @Sendable ([String: ByteBuffer]) throws -> String?,
         extras: [String: String]
     ) async throws -> Received {
+        try Self.checkFraming(request)
         let config = try await self.state.uploadConfig(kind, app: app)
         let limit = UploadPolicy.sizeLimit(config)
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit + Self.multipartAllowance {
+        let length = request.headers[.contentLength].flatMap { Int($0) }
+        if let length, length > limit + Self.multipartAllowance {
             throw UploadFailure.tooLarge(limit: limit)
         }
         guard let boundary = MultipartReader.boundary(contentType: request.headers[.contentType]) else {
             throw UploadFailure.input("Content-Type must be multipart/form-data with a boundary")
         }
         let epoch = self.epoch.current
-        let reader = MultipartReader(
-            body: request.body,
-            boundary: boundary,
-            maximumBytes: limit + Self.multipartAllowance
-        )
+        let watch = StallWatch(seconds: self.stallTimeout(for: app))
+        let body = RequestBody(asyncSequence: WatchedSequence(base: request.body, watch: watch, expectedLength: length))
+        do {
+            return try await watch.run {
+                try await self.receiveParts(
+                    MultipartReader(body: body, boundary: boundary, maximumBytes: limit + Self.multipartAllowance),
+                    app: app,
+                    kind: kind,
+                    folder: folder,
+                    fieldNames: fieldNames,
+                    owner: owner,
+                    extras: extras,
+                    config: config,
+                    limit: limit,
+                    epoch: epoch
+                )
+            }
+        } catch {
+            throw Self.refusal(error, limit: limit)
+        }
+    }
+
+    /// `receive`'s parts, read from `reader` under the stall watch.
+    private func receiveParts(
+        _ reader: MultipartReader,
+        app: MediaApp,
+        kind: UploadPolicy.Kind,
+        folder: String,
+        fieldNames: Set<String>,
+        owner: @Sendable ([String: ByteBuffer]) throws -> String?,
+        extras: [String: String],
+        config: UploadConfig,
+        limit: Int,
+        epoch: Int
+    ) async throws -> Received {
         var stored: ObjectMetadata?
         var fields: [String: ByteBuffer] = [:]
         do {
@@ -119,7 +160,20 @@ struct UploadReceiver: Sendable {
             return Received(object: object, key: key, fields: fields)
         } catch {
             if let stored { await self.discard(stored) }
-            throw Self.refusal(error, limit: limit)
+            throw error
+        }
+    }
+
+    /// Refuses a body whose framing cannot hold what its head announces: trailers (`Trailer`) on a body sized
+    /// by `Content-Length`, which ends with its last byte and has no place for them (only a chunked body
+    /// carries trailers). The other framing errors are the HTTP parser's: inside a body they reach the
+    /// route as `HTTPParserError`, in a head they never reach one (`FramingErrorJournal`).
+    static func checkFraming(_ request: Request) throws {
+        if let trailer = request.headers[.trailer], request.headers[.contentLength] != nil {
+            throw UploadFailure.input(
+                "the request announces trailers (Trailer: \(trailer.prefix(64))) on a body sized by Content-Length; "
+                    + "only a chunked body carries trailers"
+            )
         }
     }
 

@@ -53,7 +53,7 @@ class MockCDN:
         """Runs ``mockcdn serve --port 0 --log-level warning *args`` and returns it once it is ready.
 
         Args:
-            binary: the executable; default ``$MOCKCDN_BINARY``, else ``mockcdn`` on ``PATH``.
+            binary: the executable; default ``$MOCKCDN_BINARY``, else the wheel's own, else ``mockcdn`` on ``PATH``.
             args: more ``serve`` flags, e.g. ``["--fixtures", "none"]`` or ``["--config", "apps.yaml"]``.
             env: variables set over the current environment (``MOCKCDN_FIXTURES``, ...).
             admin_token: the admin token, when the server gets it from a config file; one printed by the
@@ -187,8 +187,9 @@ class MockCDN:
         headers = {"Accept": "application/json"}
         data = None
         if method in ("POST", "PUT"):
-            # Every control POST/PUT needs this type, even one without a body (the server answers 415).
-            headers["Content-Type"] = "application/json"
+            # A body is JSON; a POST without one (reset) needs no type.
+            if body is not None:
+                headers["Content-Type"] = "application/json"
             data = json.dumps(body).encode() if body is not None else b""
         if self.admin_token:
             headers["Authorization"] = f"Bearer {self.admin_token}"

@@ -15,6 +15,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from . import bundled
 from .errors import MockCDNError
 
 #: The first stdout line of ``mockcdn serve``: ``mockcdn ready on http://HOST:PORT``.
@@ -23,16 +24,25 @@ _LOOPBACK = re.compile(r"^(127\.\d+\.\d+\.\d+|\[::1\]|localhost)$")
 
 
 def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
-    """The binary to run: ``binary`` when given, else ``$MOCKCDN_BINARY``, else ``mockcdn`` on ``PATH``.
+    """The binary to run: ``binary`` when given, else ``$MOCKCDN_BINARY``, else the one this package carries
+    (an install of the wheel ``make dist`` builds), else ``mockcdn`` on ``PATH``.
 
     Raises:
-        MockCDNError: when none of them names an executable file.
+        MockCDNError: when none of them names an executable file, or when the carried binary lacks a
+            runtime package it links (the message names the Debian packages to install).
     """
     candidate = os.fspath(binary) if binary is not None else os.environ.get("MOCKCDN_BINARY") or None
     if candidate is None:
+        carried = bundled.binary()
+        if carried is not None:
+            problem = bundled.check()
+            if problem is not None:
+                raise MockCDNError(problem)
+            return str(carried)
         found = shutil.which("mockcdn")
         if found is None:
-            raise MockCDNError("no mockcdn binary: pass binary=, set MOCKCDN_BINARY, or put mockcdn on PATH")
+            raise MockCDNError("no mockcdn binary: pass binary=, set MOCKCDN_BINARY, install the mockcdn wheel, "
+                               "or put mockcdn on PATH")
         return found
     if not (os.path.isfile(candidate) and os.access(candidate, os.X_OK)):
         raise MockCDNError(f"the mockcdn binary {candidate!r} is not an executable file")

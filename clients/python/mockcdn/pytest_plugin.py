@@ -1,7 +1,7 @@
 """pytest fixtures for MockCDN, registered through the ``pytest11`` entry point ``mockcdn``.
 
 - ``mockcdn_server`` (session): attaches to ``$MOCKCDN_URL`` when it is set (with ``$MOCKCDN_ADMIN_TOKEN``
-  if any), otherwise starts the binary (``$MOCKCDN_BINARY``, else ``mockcdn`` on ``PATH``) on a free port and
+  if any), otherwise starts the binary (``$MOCKCDN_BINARY``, else the wheel's own, else ``mockcdn`` on ``PATH``) on a free port and
   stops it at the end of the session. Override it in a ``conftest.py`` to pass flags to ``MockCDN.start``.
 - ``mockcdn`` (function): the same server, reset (``POST /_mockcdn/reset``) before the test.
 

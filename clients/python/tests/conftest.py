@@ -9,8 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from mockcdn import bundled
+
 REPO = Path(__file__).resolve().parents[3]
+# The repository's fixtures; where the suite runs outside a checkout (against an installed wheel, in make
+# dist-check's clean root), the same files as the wheel carries them.
 FIXTURES = REPO / "Fixtures" / "media"
+if not FIXTURES.is_dir() and bundled.fixtures() is not None:
+    FIXTURES = bundled.fixtures()
 SAMPLE = "/demo/fixtures/sample.png"
 
 # The plugin's server preloads the repository's fixtures whatever the working directory.

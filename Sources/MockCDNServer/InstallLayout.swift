@@ -1,0 +1,27 @@
+import Foundation
+
+/// Where an installed MockCDN finds its files. The release tarball, the container image (under `/usr/local`)
+/// and the Python wheel lay them out alike, relative to the binary:
+///
+///     bin/mockcdn
+///     lib/mockcdn/libMockCDNVips.so          (CVipsLoader looks here first)
+///     share/mockcdn/MockCDN_MockCDNServer.resources
+///     share/mockcdn/fixtures, share/mockcdn/keys, share/mockcdn/runtime-packages.txt
+///
+/// A build folder has none of `share/mockcdn`, and the server falls back to what sits next to the binary
+/// and to the checkout's `Fixtures/media` under the working directory.
+enum InstallLayout {
+    /// `EXE/../share/mockcdn` of the running executable (symbolic links resolved), when that folder exists.
+    static let shareFolder: URL? = {
+        guard let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() else { return nil }
+        let folder = executable.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share/mockcdn", isDirectory: true)
+        return isFolder(folder.path) ? folder : nil
+    }()
+
+    /// Whether `path` names an existing folder.
+    static func isFolder(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+}

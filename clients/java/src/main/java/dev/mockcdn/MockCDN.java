@@ -1,0 +1,386 @@
+package dev.mockcdn;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * A MockCDN server and a client of its {@code /_mockcdn} test-control routes: the clock every expiry reads,
+ * tokens minted at that clock, fault rules, the request journal and reset.
+ *
+ * <p>Make one with {@link #start()} (runs the {@code mockcdn} binary on a free port; {@link #close()} stops it,
+ * so it fits try-with-resources) or {@link #connect(String, String)} (attaches to a server already running, such
+ * as a container). Every failed call throws {@link MockCDNException} with the HTTP status and body.
+ *
+ * <pre>{@code
+ * try (MockCDN cdn = MockCDN.start("--fixtures", "Fixtures/media")) {
+ *     String fat = cdn.fileAccessToken("alice", 60);   // minted at the server's clock
+ *     cdn.advance(61);                                   // that FAT has now expired
+ * }
+ * }</pre>
+ *
+ * <p>Safe to share between threads, but {@link #reset()} and the clock are global to the server.
+ */
+public final class MockCDN implements AutoCloseable {
+    /** Maven group id of this library. */
+    public static final String GROUP_ID = "dev.mockcdn";
+    /** Maven artifact id of this library. */
+    public static final String ARTIFACT_ID = "mockcdn-junit5";
+    /** This library's version: the MockCDN release it is made for. */
+    public static final String VERSION = "0.6.0";
+
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(20);
+
+    private final String url;
+    private final String adminToken;
+    private final ServerProcess server;
+    private final Thread stopAtExit;
+    // Control requests go straight to the server: no proxy, and HTTP/1.1 without an h2c upgrade attempt.
+    private final HttpClient http = HttpClient.newBuilder()
+            .proxy(HttpClient.Builder.NO_PROXY)
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(REQUEST_TIMEOUT)
+            .build();
+
+    private MockCDN(String url, String adminToken, ServerProcess server) {
+        this.url = url.replaceAll("/+$", "");
+        this.adminToken = adminToken == null || adminToken.isEmpty() ? null : adminToken;
+        this.server = server;
+        // A JVM exiting with the server still running would leave it behind, listening.
+        this.stopAtExit = server == null ? null : new Thread(server.process::destroy, "mockcdn-stop-at-exit");
+        if (stopAtExit != null) {
+            Runtime.getRuntime().addShutdownHook(stopAtExit);
+        }
+    }
+
+    // -- lifecycle -----------------------------------------------------------------------------------------
+
+    /**
+     * Runs {@code mockcdn serve --port 0 --log-level warning} with the looked-up binary and returns it once ready.
+     *
+     * @throws MockCDNException when the binary is missing or the server did not become ready
+     */
+    public static MockCDN start() {
+        return start(LaunchOptions.defaults());
+    }
+
+    /** {@link #start()} with more {@code serve} flags, e.g. {@code start("--fixtures", "none")}. */
+    public static MockCDN start(String... args) {
+        return start(LaunchOptions.defaults().withArgs(args));
+    }
+
+    /** {@link #start()} with more flags and environment variables for the server. */
+    public static MockCDN start(List<String> args, Map<String, String> env) {
+        LaunchOptions options = LaunchOptions.defaults().withArgs(args.toArray(String[]::new));
+        for (Map.Entry<String, String> variable : env.entrySet()) {
+            options = options.withEnv(variable.getKey(), variable.getValue());
+        }
+        return start(options);
+    }
+
+    /**
+     * Runs {@code mockcdn serve --port 0 --log-level warning ARGS} as the options say and returns it once its
+     * ready line is printed. Off loopback ({@code --host 0.0.0.0}) the admin token the server prints is read, so
+     * control calls carry it.
+     *
+     * @throws MockCDNException when the binary is missing or the server did not become ready
+     */
+    public static MockCDN start(LaunchOptions options) {
+        ServerProcess server = ServerProcess.launch(options);
+        return new MockCDN(server.url, server.adminToken, server);
+    }
+
+    /** Attaches to a server already running at {@code url} ({@code http://HOST:PORT}) on loopback; nothing is sent yet. */
+    public static MockCDN connect(String url) {
+        return connect(url, null);
+    }
+
+    /**
+     * Attaches to a server already running at {@code url}; nothing is sent yet. {@link #close()} leaves that server
+     * running.
+     *
+     * @param adminToken sent as {@code Authorization: Bearer} on control calls, which a server off loopback (a
+     *     container) needs; {@code null} for none
+     */
+    public static MockCDN connect(String url, String adminToken) {
+        return new MockCDN(url, adminToken, null);
+    }
+
+    /**
+     * Waits until {@code GET /_mockcdn/health} answers, for a server or container that may still be starting.
+     *
+     * @return this client
+     * @throws MockCDNException when it has not answered after {@code timeout}
+     */
+    public MockCDN awaitHealthy(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                health();
+                return this;
+            } catch (MockCDNException error) {
+                if (System.nanoTime() >= deadline) {
+                    throw new MockCDNException("MockCDN at " + url + " is not healthy after " + timeout.toSeconds()
+                            + " s: " + error.getMessage(), error.status(), error.body(), error);
+                }
+                pause(Duration.ofMillis(200));
+            }
+        }
+    }
+
+    /** Base URL, {@code http://HOST:PORT}, without a trailing slash. */
+    public String url() {
+        return url;
+    }
+
+    /** The bearer token sent on control calls, when there is one (needed off loopback). */
+    public Optional<String> adminToken() {
+        return Optional.ofNullable(adminToken);
+    }
+
+    /** The server's process when {@link #start()} ran it; empty for an attached server. */
+    public Optional<Process> process() {
+        return server == null ? Optional.empty() : Optional.of(server.process);
+    }
+
+    /**
+     * Stops a server {@link #start()} ran (SIGTERM, then waits up to 20 s) and returns its exit code, 0 for a clean
+     * stop; empty for an attached server, which keeps running. Safe to call twice.
+     *
+     * @throws MockCDNException when the server did not exit after SIGTERM (it is then killed)
+     */
+    public OptionalInt stop() {
+        if (server == null) {
+            return OptionalInt.empty();
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopAtExit);
+        } catch (IllegalStateException shuttingDown) {
+            // The hook is running or has run: stopping here as well is harmless.
+        }
+        return OptionalInt.of(server.stop(STOP_TIMEOUT));
+    }
+
+    /** {@link #stop()}, for try-with-resources. */
+    @Override
+    public void close() {
+        stop();
+    }
+
+    /** {@code MockCDN(http://127.0.0.1:PORT, pid N)} or {@code MockCDN(URL, attached)}. */
+    @Override
+    public String toString() {
+        return "MockCDN(" + url + ", " + (server == null ? "attached" : "pid " + server.process.pid()) + ")";
+    }
+
+    // -- control API ---------------------------------------------------------------------------------------
+
+    /** {@code GET /_mockcdn/health}: {@code status} ({@code ok} or {@code degraded}), {@code instance}, {@code store}. */
+    public Map<String, Object> health() {
+        return object(call("GET", "/_mockcdn/health", null));
+    }
+
+    /**
+     * Mints a credential at the server's clock ({@code POST /_mockcdn/tokens}), so moving the clock never makes it
+     * fail early or late.
+     *
+     * @param kind {@code "fat"} (a File Access Token), {@code "user"} (a Stream user JWT) or {@code "server"}
+     * @param userId required for {@code fat} and {@code user}; {@code null} otherwise
+     * @param appId the app; {@code null} for the server's default app ({@code demo})
+     * @param ttlSeconds validity, 1-2,592,000; {@code null} for the server's default (a FAT lives 3600 s, a JWT
+     *     without it never expires)
+     * @return the token
+     */
+    public String token(String kind, String userId, String appId, Integer ttlSeconds) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("kind", kind);
+        putIfPresent(body, "user_id", userId);
+        putIfPresent(body, "app_id", appId);
+        putIfPresent(body, "ttl", ttlSeconds);
+        return String.valueOf(object(call("POST", "/_mockcdn/tokens", body)).get("token"));
+    }
+
+    /** A File Access Token of the default app for {@code userId}, valid {@code ttlSeconds} of server time. */
+    public String fileAccessToken(String userId, int ttlSeconds) {
+        return token("fat", userId, null, ttlSeconds);
+    }
+
+    /** The server's clock, Unix seconds ({@code GET /_mockcdn/clock}). */
+    public long now() {
+        return clock(call("GET", "/_mockcdn/clock", null));
+    }
+
+    /** Sets the server's clock (Unix seconds, {@code PUT /_mockcdn/clock}); it keeps running from there. Returns it. */
+    public long setClock(long unixSeconds) {
+        return clock(call("PUT", "/_mockcdn/clock", Map.of("now", unixSeconds)));
+    }
+
+    /** {@link #setClock(long)} at an instant (its fraction of a second dropped). */
+    public long setClock(Instant instant) {
+        return setClock(instant.getEpochSecond());
+    }
+
+    /** Moves the server's clock by {@code seconds} (negative moves it back); returns the clock after. */
+    public long advance(long seconds) {
+        return clock(call("POST", "/_mockcdn/clock/advance", Map.of("seconds", seconds)));
+    }
+
+    /**
+     * Adds a fault rule ({@code POST /_mockcdn/faults}, see {@code FaultRuleRequest} in {@code openapi.yaml}) and
+     * returns its id ({@code f1}, {@code f2}, ...). A misspelt member is a 400. Example:
+     * {@code Map.of("match", Map.of("method", "GET", "path", "/demo/fixtures/"), "times", 1,
+     * "action", Map.of("status", 503, "body", "try again"))}.
+     */
+    public String addFault(Map<String, ?> rule) {
+        return String.valueOf(object(call("POST", "/_mockcdn/faults", rule)).get("id"));
+    }
+
+    /** The fault rules in the order they are tried, each with {@code hits} and {@code remaining}. */
+    public List<Map<String, Object>> faults() {
+        return listOf(object(call("GET", "/_mockcdn/faults", null)).get("faults"));
+    }
+
+    /** Deletes one fault rule; an unknown id throws (404). */
+    public void removeFault(String id) {
+        call("DELETE", "/_mockcdn/faults/" + URLEncoder.encode(id, StandardCharsets.UTF_8), null);
+    }
+
+    /** Deletes every fault rule. */
+    public void clearFaults() {
+        call("DELETE", "/_mockcdn/faults", null);
+    }
+
+    /** The whole request journal, oldest first. */
+    public List<Map<String, Object>> requests() {
+        return requests(null, null, null);
+    }
+
+    /**
+     * The request journal, oldest first ({@code GET /_mockcdn/requests}), filtered by all the given criteria. Each
+     * entry has {@code method}, {@code path}, {@code query} (redacted), {@code credential}, {@code status},
+     * {@code fault}, {@code reason}, {@code clock}, byte counts and timing.
+     *
+     * @param method an HTTP method, or {@code null} for any
+     * @param pathPrefix a path prefix such as {@code /demo/fixtures/}, or {@code null} for any
+     * @param status an HTTP status (100-599, else 400), or {@code null} for any
+     */
+    public List<Map<String, Object>> requests(String method, String pathPrefix, Integer status) {
+        List<String> filters = new ArrayList<>();
+        addFilter(filters, "method", method);
+        addFilter(filters, "path", pathPrefix);
+        addFilter(filters, "status", status);
+        String query = filters.isEmpty() ? "" : "?" + String.join("&", filters);
+        return listOf(object(call("GET", "/_mockcdn/requests" + query, null)).get("requests"));
+    }
+
+    /** Empties the request journal. */
+    public void clearRequests() {
+        call("DELETE", "/_mockcdn/requests", null);
+    }
+
+    /**
+     * Back to the startup state ({@code POST /_mockcdn/reset}): objects and fixtures, journal, faults, clock at
+     * system time, channel members, upload settings.
+     */
+    public void reset() {
+        call("POST", "/_mockcdn/reset", null);
+    }
+
+    // -- transport -----------------------------------------------------------------------------------------
+
+    /** Sends one control request and returns its decoded JSON ({@code null} for an empty answer). */
+    private Object call(String method, String path, Object body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + path))
+                .timeout(REQUEST_TIMEOUT)
+                .header("Accept", "application/json");
+        if (method.equals("POST") || method.equals("PUT")) {
+            // Every control POST/PUT needs this type, even one without a body (the server answers 415).
+            request.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(body == null ? "" : Json.write(body)));
+        } else {
+            request.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        if (adminToken != null) {
+            request.header("Authorization", "Bearer " + adminToken);
+        }
+        HttpResponse<String> response;
+        try {
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (IOException error) {
+            throw new MockCDNException(method + " " + path + ": MockCDN at " + url + " not reachable: " + error,
+                    0, "", error);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new MockCDNException(method + " " + path + ": interrupted", 0, "", interrupted);
+        }
+        String text = response.body();
+        if (response.statusCode() >= 400) {
+            String message = (method + " " + path + ": " + response.statusCode() + " "
+                    + MockCDNException.serverMessageOf(text)).strip();
+            throw new MockCDNException(message, response.statusCode(), text, null);
+        }
+        if (text.isBlank()) {
+            return null;
+        }
+        try {
+            return Json.read(text);
+        } catch (JsonProcessingException error) {
+            throw new MockCDNException(method + " " + path + ": answer is not JSON", response.statusCode(), text, error);
+        }
+    }
+
+    private static long clock(Object answer) {
+        return ((Number) object(answer).get("now")).longValue();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> object(Object answer) {
+        if (answer instanceof Map<?, ?> map) {
+            return (Map<String, Object>) map;
+        }
+        throw new MockCDNException("expected a JSON object, got " + answer, 0, String.valueOf(answer), null);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> listOf(Object answer) {
+        if (answer instanceof List<?> list) {
+            return (List<Map<String, Object>>) list;
+        }
+        throw new MockCDNException("expected a JSON array, got " + answer, 0, String.valueOf(answer), null);
+    }
+
+    private static void putIfPresent(Map<String, Object> body, String name, Object value) {
+        if (value != null) {
+            body.put(name, value);
+        }
+    }
+
+    private static void addFilter(List<String> filters, String name, Object value) {
+        if (value != null) {
+            filters.add(name + "=" + URLEncoder.encode(String.valueOf(value), StandardCharsets.UTF_8));
+        }
+    }
+
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new MockCDNException("interrupted while waiting for MockCDN", 0, "", interrupted);
+        }
+    }
+}
