@@ -35,10 +35,13 @@ public func buildApplication(
         router: router,
         // The idle timeout also bounds a request head that never completes (slowloris) and a body that stops:
         // Hummingbird counts idleness from the last request part read or response written. A request head the
-        // parser refuses is journaled by FramingErrorJournal.
+        // parser refuses is journaled by FramingErrorJournal; an answer that says `Connection: close` closes
+        // the connection once written (CloseAfterResponseHandler).
         server: .http1(
             configuration: .init(
-                additionalChannelHandlers: [FramingErrorJournal(journal: services.journal, clock: services.clock)],
+                additionalChannelHandlers: [
+                    FramingErrorJournal(journal: services.journal, clock: services.clock), CloseAfterResponseHandler(),
+                ],
                 idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))
             )
         ),
@@ -175,6 +178,8 @@ func addRoutes(
     services: ServerServices,
     configuration: ServerConfiguration
 ) {
+    // Outermost: `100 Continue` at the first body read, and no connection left reading a body nobody sends.
+    _ = router.add(middleware: EarlyAnswerMiddleware())
     _ = router.add(
         middleware: BrowserPolicyMiddleware(allowHeaders: [
             .accept, .authorization, .contentType, .origin, .range, .ifNoneMatch, .ifModifiedSince, .ifRange,

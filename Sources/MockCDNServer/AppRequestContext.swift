@@ -9,6 +9,8 @@ public struct AppRequestContext: RequestContext {
     public let remoteAddress: String?
     /// When the request arrived, for Stream's `duration` field.
     public let started: ContinuousClock.Instant
+    /// The connection, for what is written outside the response (`100 Continue`, `EarlyAnswerMiddleware`).
+    let channel: any Channel
     /// The request's query, parsed once by `TestControlMiddleware` on its way in and handed down; nil on
     /// the control routes, which read their few parameters themselves.
     var query: QueryItems?
@@ -17,6 +19,7 @@ public struct AppRequestContext: RequestContext {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress?.ipAddress
         self.started = .now
+        self.channel = source.channel
     }
 
     /// The request's query: the one parsed on the way in, or parsed now.

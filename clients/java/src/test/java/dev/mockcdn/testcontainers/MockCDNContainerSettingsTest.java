@@ -90,13 +90,15 @@ class MockCDNContainerSettingsTest {
         try {
             BufferedReader stdout = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
             CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> readLine(stdout));
+            // A check that nothing happens: the pause can only let a fault go unseen on a slow machine, never
+            // fail a correct entrypoint; the positive half below waits on the ready line itself.
             Thread.sleep(300);
             assertTrue(!ready.isDone() && server.isAlive(), "the entrypoint must wait for the script");
 
             // "localhost:9" stands for the mapping; the copy is written in two parts, as a slow copy might be.
             String text = settings.starterScript("localhost", 9);
             Files.writeString(script, text.substring(0, 20));
-            Thread.sleep(300);
+            Thread.sleep(300); // as above: a check that nothing happens, which a pause cannot make fail falsely
             assertFalse(ready.isDone(), "a half-written script must not run");
             Files.writeString(script, text);
 
