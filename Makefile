@@ -19,7 +19,7 @@ VENV := $(CURDIR)/.venv
 export PATH := $(VENV)/bin:$(PATH)
 
 .PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test test-swift test-consumer test-compat test-helpers test-java dist dist-deps dist-check client-isolation openapi-check format format-check bench-startup \
-	bench-upload bench-resize bench soak clean
+	bench-upload bench-resize bench soak fuzz test-stress clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
 deps:
@@ -179,13 +179,14 @@ bench-startup: release
 bench-upload: release
 	Benchmarks/upload-memory.sh
 
-## soak: 10 minutes of mixed load against the disk store of the release build (Benchmarks/soak.py): reads of
-## every credential kind, uploads up to 100 MiB, resizes and posters, faults and clock jumps, and a SIGKILL and
-## restart every minute; writes Benchmarks/results/soak.md and fails on a 5xx outside the injected faults, a
+## soak: 10 minutes of mixed load against the disk store of the release tarball's binary (Benchmarks/soak.py):
+## reads of every credential kind, uploads up to 100 MiB, resizes and posters, faults and clock jumps, and a
+## SIGKILL and restart every minute; writes Benchmarks/results/soak.md and fails on a 5xx outside the injected faults, a
 ## lost acknowledged upload, or RSS that is not flat.
 soak: deps video-deps py-deps
-	SWIFT=$(SWIFT) scripts/build-server.sh -c release
-	python3 Benchmarks/soak.py --binary $(CURDIR)/.build/release/mockcdn
+	@tarball=$$(SWIFT=$(SWIFT) packaging/make-dist.sh) && rm -rf .build/soak && mkdir -p .build/soak \
+		&& tar -xzf "$$tarball" -C .build/soak --strip-components=1
+	python3 Benchmarks/soak.py --binary $(CURDIR)/.build/soak/bin/mockcdn
 
 ## fuzz: the longer hostile runs: 60 s of the load test (10 s in make test), schemathesis, and 60 s of each
 ## libFuzzer target.

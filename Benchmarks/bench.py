@@ -326,6 +326,45 @@ def startup_ms(argv, port, path):
         process.wait(timeout=20)
 
 
+def mockcdn_start_ms(binary):
+    port = free_port()
+    return startup_ms(pinned(0, [binary, "serve", "--port", str(port), "--log-level", "error"]), port,
+                      "/_mockcdn/health")
+
+
+def idle_rss_kib(binary):
+    """RSS of a fresh server (fixtures loaded) once it answers and has been idle a second."""
+    fresh = MockCDN(binary)
+    time.sleep(1)  # idle, on purpose: the figure is memory at rest, not a margin
+    try:
+        return rss_kib(fresh.process.pid)
+    finally:
+        fresh.stop()
+
+
+def startup_and_idle(args):
+    """`--startup-only`: start to first 200 and idle RSS of --binary and --before, alternating run by run."""
+    binaries = {"mockcdn": args.binary, **({"before": args.before} if args.before else {})}
+    starts = {name: [] for name in binaries}
+    idle = {name: [] for name in binaries}
+    for _ in range(args.startup_runs):
+        for name, binary in binaries.items():
+            starts[name].append(mockcdn_start_ms(binary))
+    for _ in range(args.runs):
+        for name, binary in binaries.items():
+            idle[name].append(idle_rss_kib(binary) / 1024)
+    print(f"Machine: {cpus()} CPUs; servers on CPU 0. {args.startup_runs} starts and {args.runs} idle readings "
+          f"of each binary, alternating. Binary: {describe(args.binary)}. Before: {describe(args.before)}.\n")
+    print("| measure | MockCDN | before | ratio |")
+    print("|---|---|---|---|")
+    for label, samples, unit in (("start to first 200", starts, "ms"), ("idle RSS, fixtures loaded", idle, "MiB")):
+        now = Measure(samples["mockcdn"])
+        then = Measure(samples["before"]) if "before" in samples else None
+        cell = lambda m: f"{m.median:.1f} {unit} ({m.low:.1f}-{m.high:.1f})"
+        ratio = f"{now.median / then.median:.2f}x" if then else "-"
+        print(f"| {label} | {cell(now)} | {cell(then) if then else '-'} | {ratio} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--binary", default=os.path.join(REPO, ".build/release/mockcdn"))
@@ -335,7 +374,12 @@ def main():
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--load-seconds", type=int, default=60)
     parser.add_argument("--startup-runs", type=int, default=20)
+    parser.add_argument("--startup-only", action="store_true",
+                        help="only start to first 200 and idle RSS, of --binary and --before, in alternating runs")
     args = parser.parse_args()
+    if args.startup_only:
+        startup_and_idle(args)
+        return
 
     work = tempfile.mkdtemp(prefix="mockcdn-bench-")
     os.chmod(work, 0o755)  # nginx workers run as an unprivileged user
@@ -432,27 +476,14 @@ def main():
         moto.terminate()
         moto.wait(timeout=20)
 
-    def idle_rss(binary):
-        fresh = MockCDN(binary)
-        time.sleep(1)
-        try:
-            return rss_kib(fresh.process.pid)
-        finally:
-            fresh.stop()
-
-    idle_fresh = idle_rss(args.binary)
-    idle_before = idle_rss(args.before) if args.before else None
-
-    def mockcdn_start(binary):
-        port = free_port()
-        return startup_ms(pinned(0, [binary, "serve", "--port", str(port), "--log-level", "error"]), port,
-                          "/_mockcdn/health")
+    idle_fresh = idle_rss_kib(args.binary)
+    idle_before = idle_rss_kib(args.before) if args.before else None
 
     starts = {"mockcdn": [], "bare": [], "moto": [], "before": []}
     for _ in range(args.startup_runs):
-        starts["mockcdn"].append(mockcdn_start(args.binary))
+        starts["mockcdn"].append(mockcdn_start_ms(args.binary))
         if args.before:
-            starts["before"].append(mockcdn_start(args.before))
+            starts["before"].append(mockcdn_start_ms(args.before))
         port = free_port()
         starts["bare"].append(startup_ms(pinned(0, [args.reference, str(port), f"{work}/files/small.bin"]), port,
                                          "/object"))

@@ -266,6 +266,15 @@ def test_clients_that_are_not_browsers_post_without_a_body_type(mockcdn):
     assert request(base + "/_mockcdn/reset", "POST", b"", navigate)[0] == 403
 
 
+def test_the_public_urls_origin_is_the_servers_own_behind_a_proxy():
+    """Behind a proxy that rewrites `Host`, the console's page has the public URL's origin: accepted."""
+    with launch("--public-url", "http://cdn.example:9999") as server:
+        own = {"Origin": "http://cdn.example:9999", "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json"}
+        assert request(server.url + "/_mockcdn/clock/advance", "POST", b'{"seconds":5}', own)[0] == 200
+        other = {**own, "Origin": "http://cdn.example:9998"}
+        assert request(server.url + "/_mockcdn/clock/advance", "POST", b'{"seconds":5}', other)[0] == 403
+
+
 def raw_get(base: str, path: str, host: str) -> int:
     """A GET with a chosen Host header; returns the status."""
     parsed = urllib.parse.urlparse(base)
@@ -434,6 +443,12 @@ def content_length(reply: bytes) -> int:
     return 1 << 30
 
 
+def journal_reasons(base: str, status: int) -> str:
+    """Every journaled reason of the answers with `status`, one a line."""
+    entries = json.loads(request(f"{base}/_mockcdn/requests?status={status}")[1])["requests"]
+    return "\n".join(entry.get("reason") or "" for entry in entries)
+
+
 def stored_files(folder: Path) -> list[str]:
     """Every file under the data directory's blobs and temporary folders (a partial upload would be one)."""
     return sorted(str(path.relative_to(folder)) for sub in ("blobs", "tmp") for path in (folder / sub).rglob("*")
@@ -536,9 +551,7 @@ def test_a_full_disk_is_507_and_the_next_upload_succeeds_once_there_is_room(smal
         status, answer, _ = post_file(server.url, os.urandom(2 * 1024 * 1024), "big.bin", "application/octet-stream")
         assert status == 507, answer
         assert stream_error(answer, 507, -1)["message"] == "insufficient storage: the data directory is full"
-        reasons = [entry.get("reason") or "" for entry in
-                   json.loads(request(server.url + "/_mockcdn/requests?status=507")[1])["requests"]]
-        assert any("the data directory is full" in reason for reason in reasons), reasons
+        assert "the data directory is full" in journal_reasons(server.url, 507)
         assert listing(server.url) == [] and stored_files(small_disk) == []
         subprocess.run(["mount", "-o", "remount,size=8m", str(small_disk)], check=True)
         status, answer, _ = post_file(server.url, os.urandom(2 * 1024 * 1024), "big.bin", "application/octet-stream")
@@ -552,6 +565,8 @@ def test_a_read_only_data_directory_is_503_naming_it_and_heals(small_disk):
         assert status == 503, answer
         message = stream_error(answer, 503, -1)["message"]
         assert message == f"the data directory {small_disk} is on a read-only file system", message
+        assert message in journal_reasons(server.url, 503)
+        assert listing(server.url) == [] and stored_files(small_disk) == []
         subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], check=True)
         assert post_file(server.url, b"hello", "a.txt", "text/plain")[0] == 201
 
@@ -566,6 +581,7 @@ def test_an_unreachable_s3_store_is_503_naming_the_endpoint_in_each_envelope():
     with launch("--store", "s3://nowhere", "--s3-path-style", "true", "--fixtures", "none", env=env) as server:
         status, answer, _ = post_file(server.url, b"hello", "a.txt", "text/plain")
         assert status == 503 and endpoint in stream_error(answer, 503, -1)["message"], answer
+        assert endpoint in journal_reasons(server.url, 503)
         fat = json.loads(request(server.url + "/_mockcdn/tokens", "POST", json.dumps(
             {"kind": "fat", "user_id": "ana"}).encode(), {"Content-Type": "application/json"})[1])["token"]
         status, answer, _ = request(server.url + "/demo/any/object.png", headers={"fat": fat})

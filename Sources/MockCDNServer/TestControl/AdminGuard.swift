@@ -26,6 +26,9 @@ struct AdminGuard: RouterMiddleware {
     let token: String?
     /// Host names (lower-case, no port) accepted besides IP literals and `localhost`.
     let hostNames: Set<String>
+    /// The public URL's origin (`http(s)://host[:port]`, lower-case), accepted as the server's own besides the
+    /// request's `Host`: behind a proxy that rewrites `Host`, the console's page still has that origin.
+    let publicOrigin: String?
 
     /// - Parameters:
     ///   - configuration: the bind and the admin token.
@@ -36,6 +39,11 @@ struct AdminGuard: RouterMiddleware {
         var names: Set<String> = [Self.hostName(configuration.host)]
         if let publicURL = configuration.publicURL, let host = Self.hostOfURL(publicURL) { names.insert(host) }
         self.hostNames = names
+        self.publicOrigin = configuration.publicURL.map { url in
+            var origin = url.lowercased()
+            while origin.hasSuffix("/") { origin.removeLast() }
+            return origin
+        }
     }
 
     func handle(
@@ -60,7 +68,7 @@ struct AdminGuard: RouterMiddleware {
                         + "the public URL's host (a DNS rebinding guard); or send the admin token"
                 )
             }
-            if let refusal = Self.browserRefusal(request) {
+            if let refusal = self.browserRefusal(request) {
                 throw HTTPError(
                     .forbidden,
                     message: refusal + "; the test-control API takes no requests from web pages"
@@ -71,9 +79,10 @@ struct AdminGuard: RouterMiddleware {
     }
 
     /// Why a request that a web page sent is refused, or nil: an `Origin` other than the server's own (as the
-    /// request's `Host` names it), or a `Sec-Fetch-Site` other than `same-origin` and `none` (a person's own
-    /// navigation). A GET or HEAD navigation from another site passes: it can only show a page.
-    static func browserRefusal(_ request: Request) -> String? {
+    /// request's `Host` names it, or the public URL), or a `Sec-Fetch-Site` other than `same-origin` and
+    /// `none` (a person's own navigation). A GET or HEAD navigation from another site passes: it can only
+    /// show a page.
+    func browserRefusal(_ request: Request) -> String? {
         let navigation =
             (request.method == .get || request.method == .head)
             && request.headers[.secFetchMode] == "navigate"
@@ -83,7 +92,8 @@ struct AdminGuard: RouterMiddleware {
         if let origin = request.headers[.origin] {
             let origin = origin.lowercased()
             let host = request.head.authority?.lowercased()
-            guard let host, origin == "http://" + host || origin == "https://" + host else {
+            let viaHost = host.map { origin == "http://" + $0 || origin == "https://" + $0 } ?? false
+            guard viaHost || origin == self.publicOrigin else {
                 return "Origin \(origin.prefix(100)) is not this server's"
             }
         }
