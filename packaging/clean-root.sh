@@ -66,8 +66,8 @@ if [ "$layer" = python ] && [ ! -e "$cache/python.done" ]; then
     trap - EXIT
     rm -rf "$cache/python.work" "$cache/python.merged"
     # pytest for the helper's own suite inside the root, as wheels: the root installs them with no index.
-    version="$(chroot "$cache/root" /bin/sh -c 'ls /usr/lib' | sed -n 's/^python3\.\([0-9]*\)$/3.\1/p' | head -n 1)"
-    [ -n "$version" ] || version="$(ls "$cache/python/usr/lib" | sed -n 's/^python3\.\([0-9]*\)$/3.\1/p' | head -n 1)"
+    # The root's Python (the layer installed it), so the wheels fit it.
+    version="$(ls "$cache/python/usr/lib" | sed -n 's/^python3\.\([0-9]*\)$/3.\1/p' | head -n 1)"
     python3 -m pip download -q --only-binary=:all: --python-version "$version" -d "$cache/wheels" pytest
     touch "$cache/python.done"
 fi

@@ -96,17 +96,20 @@ struct ImageTransformParsingTests {
 
     @Test("identical requests that arrive together render once")
     func singleFlight() async throws {
-        let cache = VariantCache(memoryLimit: 1 << 20, directory: nil)
+        // Each request that joins the render in flight counts a hit; the render ends once all 31 others have
+        // joined (an event, not a pause), or after 30 s, when single flight is broken and none join.
+        let joined = Counter()
+        let cache = VariantCache(memoryLimit: 1 << 20, directory: nil) { hit in if hit { joined.increment() } }
         let renders = Counter()
         let results = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<32 {
                 group.addTask {
                     let variant = try await cache.variant(object: "demo/a.png", etag: "\"e\"", transform: "w=1") {
                         renders.increment()
-                        // Not a margin: a request that comes after the render ends finds the variant cached,
-                        // so one render is the answer however slow the machine; the pause only lets most of
-                        // the 32 join the render in flight.
-                        try await Task.sleep(for: .milliseconds(100))
+                        let deadline = ContinuousClock.now + .seconds(30)
+                        while joined.value < 31, ContinuousClock.now < deadline {
+                            try await Task.sleep(for: .milliseconds(5))  // poll interval; the deadline is 30 s
+                        }
                         return Self.variant("resized")
                     }
                     return String(buffer: variant.bytes)
@@ -114,6 +117,7 @@ struct ImageTransformParsingTests {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
+        #expect(joined.value == 31)
         #expect(renders.value == 1)
         #expect(results.count == 32 && results.allSatisfy { $0 == "resized" })
         #expect(cache.count == 1)

@@ -52,7 +52,7 @@ enum MotoServer {
             {
                 return base
             }
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(100))  // poll interval; the loop gives up after 30 s
         }
         throw MockCDNError.storageFailure("moto_server did not start on port \(port)")
     }

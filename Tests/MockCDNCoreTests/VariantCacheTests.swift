@@ -249,7 +249,9 @@ struct VariantCacheTests {
         // A poll, not a margin: the drop reaches the shared store in the background; the loop ends as soon as it
         // has, and waits 30 s at most.
         let deadline = ContinuousClock.now + .seconds(30)
-        while shared.names.count > 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while shared.names.count > 1, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))  // poll interval; the deadline is 30 s
+        }
         #expect(shared.names.count == 1)
         // A (which still holds it in memory) is unaffected; a new cache renders again.
         let c = VariantCache(memoryLimit: 1 << 20, directory: nil, shared: shared)

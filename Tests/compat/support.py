@@ -8,6 +8,7 @@ import hashlib
 import hmac
 import json
 import os
+import socket
 import struct
 import time
 import urllib.error
@@ -109,6 +110,26 @@ def png(width: int = 8, height: int = 8) -> bytes:
     )
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def read_response(connection: socket.socket) -> tuple[int, dict, bytes]:
+    """One response from a raw connection: its status, its headers (names in lower case) and its
+    Content-Length body; the connection stays open for the next one."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = connection.recv(65536)
+        assert chunk, f"the connection closed before an answer: {data!r}"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value for name, value in (line.split(": ", 1) for line in lines[1:])}
+    length = int(headers.get("content-length", "0"))
+    while len(body) < length:
+        chunk = connection.recv(65536)
+        assert chunk, "the connection closed inside an answer"
+        body += chunk
+    assert len(body) == length, "more bytes than the answer announced"
+    return int(lines[0].split(" ")[1]), headers, body
 
 
 def request(url: str, method: str = "GET", body: bytes | None = None, headers: dict | None = None,

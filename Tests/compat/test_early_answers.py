@@ -22,7 +22,7 @@ import boto3
 import pytest
 from botocore.config import Config
 
-from support import jwt, request
+from support import jwt, read_response, request
 
 UPLOAD = "/channels/messaging/early/file?api_key=demo-key"
 BOUNDARY = "early"
@@ -34,25 +34,6 @@ def connect(base: str) -> socket.socket:
     parsed = urllib.parse.urlparse(base)
     # 30 s: every answer here comes in milliseconds; a swallowed request is what the bound catches.
     return socket.create_connection((parsed.hostname, parsed.port), timeout=30)
-
-
-def read_answer(connection: socket.socket) -> tuple[int, dict, bytes]:
-    """One response (its head and its Content-Length body) from the connection."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = connection.recv(65536)
-        assert chunk, f"the connection closed before an answer: {data!r}"
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    headers = {name.lower(): value for name, value in (line.split(": ", 1) for line in lines[1:])}
-    length = int(headers.get("content-length", "0"))
-    while len(body) < length:
-        chunk = connection.recv(65536)
-        assert chunk, "the connection closed inside an answer"
-        body += chunk
-    assert len(body) == length, "more bytes than the answer announced"
-    return int(lines[0].split(" ")[1]), headers, body
 
 
 def closed(connection: socket.socket) -> bool:
@@ -100,7 +81,7 @@ def test_every_early_refusal_closes_the_connection_without_100_continue(server):
     for kind, (head, status) in early_refusals(server).items():
         with connect(server) as connection:
             connection.sendall(head)
-            answer = read_answer(connection)
+            answer = read_response(connection)
             assert answer[0] == status, (kind, answer)
             assert answer[1].get("connection") == "close", (kind, answer[1])
             assert closed(connection), f"{kind}: the connection stayed open, waiting for a body nobody sends"
@@ -109,22 +90,22 @@ def test_every_early_refusal_closes_the_connection_without_100_continue(server):
 def test_an_accepted_upload_gets_100_continue_then_keeps_the_connection(server):
     with connect(server) as connection:
         connection.sendall(upload_head(jwt(), len(PART), expect=True))
-        status, _, _ = read_answer(connection)
+        status, _, _ = read_response(connection)
         assert status == 100, "no 100 Continue before the body"
         connection.sendall(PART)
-        status, headers, body = read_answer(connection)
+        status, headers, body = read_response(connection)
         assert status == 201 and "connection" not in headers, (status, headers, body)
         connection.sendall(b"GET /_mockcdn/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        assert read_answer(connection)[0] == 200
+        assert read_response(connection)[0] == 200
 
 
 def test_a_small_refused_body_is_drained_and_the_connection_reused(server):
     with connect(server) as connection:
         connection.sendall(upload_head(None, len(PART), expect=False) + PART)
-        status, headers, _ = read_answer(connection)
+        status, headers, _ = read_response(connection)
         assert status == 401 and "connection" not in headers, headers
         connection.sendall(b"GET /_mockcdn/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        assert read_answer(connection)[0] == 200, "the next request on the connection was not answered"
+        assert read_response(connection)[0] == 200, "the next request on the connection was not answered"
 
 
 def test_botocore_put_object_refused_then_head_object_on_the_same_client(server):
