@@ -18,7 +18,7 @@ SERVE_FLAGS ?=
 VENV := $(CURDIR)/.venv
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test test-swift test-consumer test-compat test-helpers test-java dist dist-deps dist-check client-isolation openapi-check format format-check bench-startup \
+.PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test architecture-check test-swift test-consumer test-compat test-helpers test-java dist dist-deps dist-check client-isolation openapi-check format format-check bench-startup \
 	bench-upload bench-resize bench soak fuzz test-stress clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
@@ -89,7 +89,7 @@ serve: deps video-deps
 	.build/release/mockcdn serve $(SERVE_FLAGS)
 
 ## test: every test suite the project has.
-test: deps video-deps py-deps format-check openapi-check client-isolation test-swift test-consumer test-compat \
+test: deps video-deps py-deps format-check architecture-check openapi-check client-isolation test-swift test-consumer test-compat \
 	test-helpers test-java
 
 # Built first, then run with a bound: a normal run takes 0.5 to 2 minutes, and a hang fails in 10, naming the
@@ -172,6 +172,12 @@ format:
 ## format-check: fails when any Swift file drifts from .swift-format.
 format-check:
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests
+
+## architecture-check: no API surface of the server uses a sibling surface's types, and every error type has a
+## category (scripts/check-surfaces.py, scripts/check-errors.py; docs/architecture.md says why).
+architecture-check:
+	python3 scripts/check-surfaces.py
+	python3 scripts/check-errors.py
 
 bench-startup: release
 	Benchmarks/startup.sh

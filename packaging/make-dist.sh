@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT="${SWIFT:-swift}"
-version="$(sed -n 's/^public let mockCDNVersion = "\(.*\)"$/\1/p' Sources/MockCDNServer/App+build.swift)"
+version="$(sed -n 's/^public let mockCDNVersion = "\(.*\)"$/\1/p' Sources/MockCDNServer/Shared/Version.swift)"
 name="mockcdn-${version}-linux-$(uname -m)"
 SWIFT="$SWIFT" scripts/build-server.sh -c release --static-swift-stdlib >&2
 bin="$("$SWIFT" build -c release --static-swift-stdlib --show-bin-path)"

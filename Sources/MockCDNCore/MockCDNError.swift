@@ -17,14 +17,8 @@ public struct MockCDNError: Error, Sendable, Equatable, CustomStringConvertible 
         case invalidConfiguration
     }
 
-    /// What kind of failure this is, whatever the API that answers it: each route group renders a category
-    /// in its own envelope.
-    public enum Category: Sendable, Equatable {
-        case invalidInput, unauthenticated, forbidden, notFound, tooLarge, unprocessable, unavailable
-        /// The store is out of room: `unavailable`, answered 507 where the API has it.
-        case insufficientStorage
-        case `internal`
-    }
+    /// The categories every API answers; see `ErrorCategory`.
+    public typealias Category = ErrorCategory
 
     /// The category of this error.
     public var category: Category {

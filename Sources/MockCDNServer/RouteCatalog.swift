@@ -13,7 +13,7 @@ public enum RouteCatalog {
         let configuration = ServerConfiguration()
         let services = try await makeServices(configuration, logger: Logger(label: "mockcdn.routes"))
         let recorder = RouteRecorder()
-        addRoutes(to: recorder, services: services, configuration: configuration)
+        addSurfaces(to: recorder, services: services, configuration: configuration)
         return recorder.log.routes
     }
 

@@ -39,8 +39,13 @@ struct ServerServices: Sendable {
         self.variants.removeAll()
         self.verifiedCredentials.removeAll()
         try await self.store.removeAll()
+        try await self.loadFixtures()
+    }
+
+    /// Stores the fixtures under the default app, when a folder is configured.
+    func loadFixtures() async throws {
         if let fixtures = self.fixtures, let app = self.apps.apps.first {
-            try await fixtures.load(into: self, app: app)
+            try await fixtures.load(into: self.store, clock: self.clock, app: app)
         }
     }
 
@@ -54,10 +59,8 @@ struct ServerServices: Sendable {
             state: self.state,
             clock: self.clock,
             epoch: self.epoch,
-            idleTimeoutSeconds: self.idleTimeoutSeconds
+            idleTimeoutSeconds: self.idleTimeoutSeconds,
+            onBytesRead: { [metrics = self.metrics] in metrics.uploaded(bytes: $0) }
         )
     }
-
-    /// Stream's JWT auth over these apps and this clock.
-    var streamAuth: StreamAuthenticator { StreamAuthenticator(apps: self.apps, clock: self.clock) }
 }

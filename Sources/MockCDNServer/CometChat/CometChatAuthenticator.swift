@@ -18,14 +18,15 @@ struct CometChatAuthenticator: Sendable {
 
     /// The user of the request's FAT (header or `fat` query parameter) for `app`.
     ///
-    /// - Throws: 400 `ERR_BAD_REQUEST` for conflicting FATs, 401 `ERR_NOT_LOGGED_IN` for none or a bad one.
+    /// - Throws: `FATCredential.Conflict` (400) for conflicting FATs, 401 `ERR_NOT_LOGGED_IN` for none or a
+    ///   bad one.
     func fatUser(
         _ request: Request,
         context: AppRequestContext,
         app: MediaApp
-    ) throws(CometChatError) -> (user: String, source: CredentialSource) {
-        guard let credential = try self.fat(in: request, context: context) else {
-            throw .notLoggedIn("a File Access Token is required (fat header or fat query parameter)")
+    ) throws -> (user: String, source: CredentialSource) {
+        guard let credential = try FATCredential.find(in: request, query: context.query(of: request)) else {
+            throw CometChatError.notLoggedIn("a File Access Token is required (fat header or fat query parameter)")
         }
         return (try self.user(of: credential, app: app), credential.source)
     }
@@ -34,37 +35,35 @@ struct CometChatAuthenticator: Sendable {
     /// when nobody is logged in, is none), else by `Authorization: Bearer` JWT: its user, or nil for a server
     /// token.
     ///
-    /// - Throws: what `fatUser` throws for a FAT; 401 `ERR_UNAUTHORIZED` for a JWT the app's secret did not
-    ///   sign or that has expired; 401 `ERR_NOT_LOGGED_IN` when there is neither credential.
+    /// - Throws: what `fatUser` throws for a FAT; `JWTError` (401 `ERR_UNAUTHORIZED`) for a JWT the app's
+    ///   secret did not sign or that has expired; 401 `ERR_NOT_LOGGED_IN` when there is neither credential.
     func fatOrJWTUser(
         _ request: Request,
         context: AppRequestContext,
         app: MediaApp
-    ) throws(CometChatError) -> (user: String?, source: CredentialSource) {
-        if let credential = try self.fat(in: request, context: context) {
+    ) throws -> (user: String?, source: CredentialSource) {
+        if let credential = try FATCredential.find(in: request, query: context.query(of: request)) {
             return (try self.user(of: credential, app: app), credential.source)
         }
         guard let token = request.authorization?.credential else {
-            throw .notLoggedIn("a File Access Token (fat header or query) or a JWT of the app is required")
+            throw CometChatError.notLoggedIn(
+                "a File Access Token (fat header or query) or a JWT of the app is required"
+            )
         }
-        do {
-            let claims = try JWT.verify(token, key: app.secretKey, now: self.clock.unixSeconds)
-            return (claims.isServer ? nil : claims.userID, .jwt)
-        } catch {
-            throw .unauthorized(error.message)
-        }
+        let claims = try self.claims(of: token, app: app)
+        return (claims.isServer ? nil : claims.userID, .jwt)
     }
 
-    /// The request's FAT, nil when it sends none.
-    private func fat(in request: Request, context: AppRequestContext) throws(CometChatError) -> FATCredential? {
-        do {
-            return try FATCredential.find(in: request, query: context.query(of: request))
-        } catch {
-            throw .badRequest(error.message)
-        }
+    /// The claims of a JWT that the app's secret signed and the clock still accepts: the one JWT check of
+    /// the CometChat routes (upload URLs, FAT minting).
+    ///
+    /// - Throws: `JWTError`, which CometChat's envelope answers 401 `ERR_UNAUTHORIZED`.
+    func claims(of token: String, app: MediaApp) throws(JWTError) -> JWTClaims {
+        try JWT.verify(token, key: app.secretKey, now: self.clock.unixSeconds)
     }
 
-    /// The user a FAT was minted for, when it is valid for `app` by the clock.
+    /// The user a FAT was minted for, when it is valid for `app` by the clock. A refused FAT means "not logged
+    /// in" to CometChat, whichever rule failed; on a media read the same refusal is S3's `AccessDenied`.
     private func user(of credential: FATCredential, app: MediaApp) throws(CometChatError) -> String {
         do {
             return try FileAccessToken.verify(

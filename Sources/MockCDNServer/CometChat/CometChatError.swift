@@ -5,7 +5,7 @@ import MockCDNCore
 /// An error on the CometChat-style secure-media API (settings, FAT, media upload, presign, upload URLs and
 /// presigned PUTs), rendered as `{"error":{"code":"ERR_...","message":"..."}}`, with a `details` object
 /// when a refused signature has S3's account of it.
-struct CometChatError: HTTPResponseError {
+struct CometChatError: ErrorEnvelope, ExplainedRefusal {
     let status: HTTPResponse.Status
     let code: String
     let message: String
@@ -83,6 +83,20 @@ struct CometChatError: HTTPResponseError {
 }
 
 extension CometChatError {
+    var publicMessage: String { self.message }
+
+    var explanation: String { self.code + ": " + self.message }
+
+    /// CometChat's own codes for a refused presigned PUT (a FAT's refusal is `notLoggedIn`, which
+    /// `CometChatAuthenticator` decides) and for a stalled upload.
+    static func specific(_ error: any Error) -> CometChatError? {
+        switch error {
+        case let denial as AccessDenied: .presignedPutDenied(denial)
+        case UploadFailure.stalled(let seconds): .uploadStalled(seconds: seconds)
+        default: nil
+        }
+    }
+
     /// Any other failure, with CometChat's code for its category.
     init(_ failure: Failure) {
         let code =

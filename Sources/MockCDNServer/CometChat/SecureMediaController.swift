@@ -12,10 +12,6 @@ struct SecureMediaController {
     let uploads: UploadReceiver
     let auth: CometChatAuthenticator
 
-    /// FAT lifetime when the mint request names none, and the longest allowed (30 days).
-    static let defaultFATTTL: Int64 = 3600
-    static let maximumFATTTL: Int64 = 30 * 24 * 3600
-
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         router.get("v1/apps/:app/settings") { request, context in
             try await self.settings(request, context: context)
@@ -106,12 +102,7 @@ struct SecureMediaController {
         guard let token = request.authorization?.credential else {
             throw CometChatError.unauthorized("Authorization header with a JWT signed by the app's secret is missing")
         }
-        let claims: JWTClaims
-        do {
-            claims = try JWT.verify(token, key: app.secretKey, now: self.clock.unixSeconds)
-        } catch {
-            throw CometChatError.unauthorized(error.message)
-        }
+        let claims = try self.auth.claims(of: token, app: app)
         return try await CredentialNote.answer(authorisedBy: .jwt, request: request, context: context) {
             try await self.mint(request, app: app, claims: claims)
         }
@@ -119,21 +110,16 @@ struct SecureMediaController {
 
     /// The FAT a verified JWT asked for.
     private func mint(_ request: Request, app: MediaApp, claims: JWTClaims) async throws -> FATResponse {
-        let body: FATRequest
-        do {
-            body = try await request.decodeJSONBody(FATRequest.self)
-        } catch {
-            throw CometChatError.badRequest(error.message)
-        }
+        let body = try await request.decodeJSONBody(FATRequest.self)
         guard let user = body.userID ?? claims.userID, !user.isEmpty, user.count <= 255 else {
             throw CometChatError.badRequest("user_id is required: 1 to 255 characters")
         }
         guard claims.isServer || claims.userID == user else {
             throw CometChatError.notAllowed("a user token may only mint a FAT for its own user")
         }
-        let ttl = body.ttl ?? Self.defaultFATTTL
-        guard (1...Self.maximumFATTTL).contains(ttl) else {
-            throw CometChatError.badRequest("ttl must be 1...\(Self.maximumFATTTL) seconds")
+        let ttl = body.ttl ?? FileAccessToken.defaultTTL
+        guard (1...FileAccessToken.maximumTTL).contains(ttl) else {
+            throw CometChatError.badRequest("ttl must be 1...\(FileAccessToken.maximumTTL) seconds")
         }
         let now = self.clock.unixSeconds
         let claimsOut = FileAccessClaims(appID: app.id, userID: user, issuedAt: now, expiresAt: now + ttl)
@@ -212,12 +198,7 @@ struct SecureMediaController {
     }
 
     private func presignedURL(_ request: Request, app: MediaApp) async throws -> PresignResponse {
-        let body: PresignRequest
-        do {
-            body = try await request.decodeJSONBody(PresignRequest.self)
-        } catch {
-            throw CometChatError.badRequest(error.message)
-        }
+        let body = try await request.decodeJSONBody(PresignRequest.self)
         guard let text = body.url, !text.isEmpty else { throw CometChatError.invalidURL("url is required") }
         guard let url = MediaURL(text) else {
             throw CometChatError.invalidURL("url must be an absolute http or https URL")

@@ -65,12 +65,7 @@ struct UploadURLController {
     }
 
     private func uploads(_ request: Request, app: MediaApp, user: String?) async throws -> UploadsResponse {
-        let body: UploadsRequest
-        do {
-            body = try await request.decodeJSONBody(UploadsRequest.self)
-        } catch {
-            throw CometChatError.badRequest(error.message)
-        }
+        let body = try await request.decodeJSONBody(UploadsRequest.self)
         guard let files = body.files, !files.isEmpty else {
             throw CometChatError.badRequest("files is required: a list of 1 to \(AppConfiguration.maximumUploadFiles)")
         }

@@ -1,7 +1,5 @@
 import Foundation
-import Logging
 import MockCDNCore
-import MockCDNS3
 
 /// What `mockcdn serve` was told by one source (flags, `MOCKCDN_*` variables or the config file's
 /// `server:` section), or by several merged: each value as text, with where it came from for messages.
@@ -55,46 +53,23 @@ extension ServerConfiguration {
         var configuration = ServerConfiguration(
             apps: try early[.config].map { try ConfigurationFile.apps(from: $0.text) } ?? [.demo]
         )
-        if let host = try settings.text(.host) { configuration.host = host }
-        if let port = try settings.integer(.port) { configuration.port = port }
-        configuration.dataDirectory = try settings.text(.dataDir)
-        if let store = try settings.text(.store), store != "memory" {
-            let style = try settings.text(.s3PathStyle)
-            do {
-                configuration.s3Store = try S3Location(
-                    store,
-                    environment: environment,
-                    pathStyle: style == "true" ? true : style == "false" ? false : nil
-                )
-            } catch {
-                throw MockCDNError.invalidConfiguration("\(settings[.store]!.source): \(error.detail)")
-            }
-        }
-        configuration.s3Variants = try settings.text(.s3Variants) == "true"
-        // Without a bucket there is nowhere to share variants: say so rather than ignore the setting.
-        if configuration.s3Variants, configuration.s3Store == nil {
-            throw MockCDNError.invalidConfiguration("\(settings[.s3Variants]!.source) needs an s3:// --store")
-        }
-        configuration.publicURL = try settings.text(.publicURL)
-        if let level = try settings.text(.logLevel) { configuration.logLevel = Logger.Level(rawValue: level)! }
-        if let megabytes = try settings.integer(.variantCacheMB) {
-            configuration.variantCacheBytes = megabytes * 1024 * 1024
-        }
-        // `none` turns preloading off.
-        let fixtures = try settings.text(.fixtures) ?? FixtureLoader.defaultDirectory
-        configuration.fixturesDirectory = fixtures == "none" ? nil : fixtures
-        configuration.adminToken = try settings.text(.adminToken)
-        if let size = try settings.integer(.journalSize) { configuration.journalCapacity = size }
-        if let seconds = try settings.integer(.idleTimeout) { configuration.idleTimeoutSeconds = seconds }
-        configuration.maximumConnections = try settings.integer(.maxConnections)
-        if let megabytes = try settings.integer(.memoryStoreMB) {
-            configuration.memoryStoreBytes = megabytes * 1024 * 1024
+        let resolution = ServeSetting.Resolution(environment: environment, settings: settings)
+        for setting in ServeSetting.all {
+            try setting.apply?(&configuration, try settings.value(setting), resolution)
         }
         return configuration
     }
 }
 
 extension ServeSettings {
+    /// The setting's value, checked against its kind; nil when unset.
+    ///
+    /// - Throws: `MockCDNError.invalidConfiguration` naming where the value came from and the rule.
+    func value(_ setting: ServeSetting) throws -> ServeSetting.Value? {
+        if case .integer = setting.kind { return try self.integer(setting).map(ServeSetting.Value.integer) }
+        return try self.text(setting).map(ServeSetting.Value.text)
+    }
+
     /// The setting's text, checked against its kind (a choice comes back lowercased).
     ///
     /// - Throws: `MockCDNError.invalidConfiguration` naming where the value came from and the rule.

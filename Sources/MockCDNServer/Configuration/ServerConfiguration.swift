@@ -48,19 +48,19 @@ public struct ServerConfiguration: Sendable {
     var storeWrapper: (@Sendable (any ObjectStore) -> any ObjectStore)?
 
     public init(
-        host: String = "127.0.0.1",
-        port: Int = 8080,
+        host: String = Self.defaults.host,
+        port: Int = Self.defaults.port,
         dataDirectory: String? = nil,
         publicURL: String? = nil,
         apps: [AppConfiguration] = [.demo],
-        logLevel: Logger.Level = .info,
-        variantCacheBytes: Int = 64 * 1024 * 1024,
+        logLevel: Logger.Level = Self.defaults.logLevel,
+        variantCacheBytes: Int = Self.defaults.variantCacheBytes,
         fixturesDirectory: String? = nil,
         adminToken: String? = nil,
-        journalCapacity: Int = 1000,
-        idleTimeoutSeconds: Int = 35,
+        journalCapacity: Int = Self.defaults.journalCapacity,
+        idleTimeoutSeconds: Int = Self.defaults.idleTimeoutSeconds,
         maximumConnections: Int? = nil,
-        memoryStoreBytes: Int = 1024 * 1024 * 1024
+        memoryStoreBytes: Int = Self.defaults.memoryStoreBytes
     ) {
         self.host = host
         self.port = port
@@ -76,6 +76,26 @@ public struct ServerConfiguration: Sendable {
         self.maximumConnections = maximumConnections
         self.memoryStoreBytes = memoryStoreBytes
     }
+
+    /// The configuration every `ServeSetting`'s declared default gives: where the defaults above come from.
+    public static let defaults: ServerConfiguration = {
+        var configuration = ServerConfiguration(
+            host: "",
+            port: 0,
+            logLevel: .info,
+            variantCacheBytes: 0,
+            journalCapacity: 0,
+            idleTimeoutSeconds: 0,
+            memoryStoreBytes: 0
+        )
+        let resolution = ServeSetting.Resolution(environment: [:], settings: ServeSettings())
+        for setting in ServeSetting.all {
+            guard let value = setting.defaultValue else { continue }
+            // A declared default is within its own bounds; `ServeSettingTableTests` checks each one.
+            try! setting.apply?(&configuration, value, resolution)
+        }
+        return configuration
+    }()
 
     /// Descriptors kept free of connections, for store files, variant files and libvips.
     static let descriptorReserve = 128

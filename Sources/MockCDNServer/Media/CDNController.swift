@@ -10,7 +10,8 @@ struct CDNController {
     let apps: AppRegistry
     let store: any ObjectStore
     let variants: VariantCache
-    let metrics: ServerMetrics
+    /// Told how long each render took (the metrics' resize histogram).
+    let onRender: @Sendable (Duration) -> Void
     let authorizer: MediaReadAuthorizer
 
     static let cacheControl = "public, max-age=86400"
@@ -23,12 +24,7 @@ struct CDNController {
     func read(_ request: Request, context: AppRequestContext) async throws -> Response {
         let appID = try context.parameters.require("app")
         guard let app = self.apps.app(id: appID) else { throw S3Error.noSuchApp() }
-        let key: ObjectKey
-        do {
-            key = try ObjectKey(app: appID, percentEncodedPath: request.uri.path)
-        } catch {
-            throw S3Error.invalidURI(error.detail)
-        }
+        let key = try ObjectKey(app: appID, percentEncodedPath: request.uri.path)
         let query = context.query(of: request)
         let credential = try self.authorizer.authorize(request, context: context, app: app, key: key, query: query)
         return try await CredentialNote.answer(authorisedBy: credential, request: request, context: context) {
@@ -54,12 +50,7 @@ struct CDNController {
             found = try await self.store.metadata(for: key)
         }
         guard let metadata = found else { throw S3Error.noSuchKey() }
-        let transform: ImageTransform?
-        do {
-            transform = try ImageTransform.parse(query.decoded)
-        } catch {
-            throw S3Error(status: .badRequest, code: "InvalidArgument", message: error.message)
-        }
+        let transform = try ImageTransform.parse(query.decoded)
         // SVG is never rasterised: transform parameters on it answer the original, unchanged.
         if let transform, !transform.isIdentity, metadata.contentType != ImageFormat.svg.mimeType {
             guard metadata.contentType.hasPrefix("image/") else {
@@ -196,62 +187,58 @@ struct CDNController {
         transform: ImageTransform
     ) async throws -> ImageVariant {
         let store = self.store
-        let metrics = self.metrics
+        let onRender = self.onRender
         let limit = app.configuration.maximumSourcePixels
         guard let format = ImageFormat(mimeType: metadata.contentType) else {
-            throw S3Error(TransformRefusal(kind: .invalid, message: "This image format is served as is, never resized"))
+            throw TransformRefusal(kind: .invalid, message: "This image format is served as is, never resized")
         }
         // Without libvips nothing can be rendered: 503, naming the missing module, before any other check.
         try Vips.requireModule()
-        do {
-            if let stored = ImageHeader(extras: metadata.extras) {
-                try VariantRenderer.checkPixels(stored, maximumPixels: limit)
-                try VariantRenderer.checkOutput(stored, transform: transform, maximumPixels: limit)
-            }
-            return try await self.variants.variant(
-                object: key.rawValue,
-                etag: metadata.etag,
-                transform: transform.normalized
-            ) {
-                let workers = ImageWorkers.shared
-                // A slot first, then the source: at most `renderThreads` sources are buffered at once.
-                return try await workers.sourceSlots.withPermit {
-                    let started = ContinuousClock.now
-                    defer { metrics.resized(in: .now - started) }
-                    let source: ByteBuffer
-                    if let resident {
-                        source = resident
-                    } else {
-                        source = try await store.collect(key)
-                    }
-                    let control = Vips.RenderControl(seconds: ImageWorkers.renderSeconds)
-                    return try await withTaskCancellationHandler {
-                        try await workers.renders.runIfActive {
-                            let header: ImageHeader
-                            do {
-                                header = try Vips.probe(source, as: format)
-                            } catch {
-                                throw TransformRefusal(
-                                    kind: .unprocessable,
-                                    message: "The image's header cannot be read"
-                                )
-                            }
-                            return try VariantRenderer.render(
-                                source,
-                                header: header,
-                                format: format,
-                                transform: transform,
-                                maximumPixels: limit,
-                                control: control
+        if let stored = ImageHeader(extras: metadata.extras) {
+            try VariantRenderer.checkPixels(stored, maximumPixels: limit)
+            try VariantRenderer.checkOutput(stored, transform: transform, maximumPixels: limit)
+        }
+        return try await self.variants.variant(
+            object: key.rawValue,
+            etag: metadata.etag,
+            transform: transform.normalized
+        ) {
+            let workers = ImageWorkers.shared
+            // A slot first, then the source: at most `renderThreads` sources are buffered at once.
+            return try await workers.sourceSlots.withPermit {
+                let started = ContinuousClock.now
+                defer { onRender(.now - started) }
+                let source: ByteBuffer
+                if let resident {
+                    source = resident
+                } else {
+                    source = try await store.collect(key)
+                }
+                let control = Vips.RenderControl(seconds: ImageWorkers.renderSeconds)
+                return try await withTaskCancellationHandler {
+                    try await workers.renders.runIfActive {
+                        let header: ImageHeader
+                        do {
+                            header = try Vips.probe(source, as: format)
+                        } catch {
+                            throw TransformRefusal(
+                                kind: .unprocessable,
+                                message: "The image's header cannot be read"
                             )
                         }
-                    } onCancel: {
-                        control.cancel()
+                        return try VariantRenderer.render(
+                            source,
+                            header: header,
+                            format: format,
+                            transform: transform,
+                            maximumPixels: limit,
+                            control: control
+                        )
                     }
+                } onCancel: {
+                    control.cancel()
                 }
             }
-        } catch let refusal as TransformRefusal {
-            throw S3Error(refusal)
         }
     }
 }

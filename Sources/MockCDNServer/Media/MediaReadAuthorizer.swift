@@ -3,7 +3,8 @@ import Hummingbird
 import MockCDNCore
 
 /// Decides whether a media read (`GET|HEAD /{app}/{key}`) may go ahead. Any one valid credential of the
-/// request is enough: a FAT (header or query), a SigV4 or SigV2 presigned query, a CloudFront signed URL, or
+/// request is enough: a FAT (header or query; CometChat's `FATReadCheck`, handed in as one of `leading`), a
+/// SigV4 or SigV2 presigned query, a CloudFront signed URL, or
 /// CloudFront signed cookies (only when the URL carries no CloudFront signature, as on CloudFront).
 /// None at all is 401; when every one fails, the first failed rule answers (FAT, then SigV4, then SigV2, then
 /// CloudFront): 403, or 400 for a SigV4 URL scoped to another region.
@@ -14,11 +15,20 @@ struct MediaReadAuthorizer: Sendable {
     let clock: MockClock
     let links: LinkSigner
     let verified: VerifiedCredentialCache
-
+    /// Credentials other surfaces define, asked first, in order.
+    let leading: [any ReadCredentialCheck]
     /// Query parameters a client may append to a signed link: image transforms (as Stream's SDKs do, `ro`
-    /// included) and a FAT (as CometChat's do). Neither is part of what MockCDN signs.
-    static let appendableParameters: Set<String> = ImageTransform.parameterNames.union([FATCredential.parameterName]
-    )
+    /// included) and the leading credentials' (a FAT, as CometChat's SDKs do). None is part of what MockCDN
+    /// signs.
+    let appendableParameters: Set<String>
+
+    init(clock: MockClock, links: LinkSigner, verified: VerifiedCredentialCache, leading: [any ReadCredentialCheck]) {
+        self.clock = clock
+        self.links = links
+        self.verified = verified
+        self.leading = leading
+        self.appendableParameters = leading.reduce(ImageTransform.parameterNames) { $0.union($1.appendableParameters) }
+    }
 
     /// Checks the request's credentials.
     ///
@@ -29,7 +39,8 @@ struct MediaReadAuthorizer: Sendable {
     ///   - key: the object read.
     ///   - query: the request's query.
     /// - Returns: which credential passed.
-    /// - Throws: `S3Error` (401, 403, or 400 for conflicting FATs or a SigV4 region that is not the app's).
+    /// - Throws: `S3Error` 401 with no credential; the first `AccessDenied` (403, or 400 for a SigV4 region
+    ///   that is not the app's); what a leading check throws (400 for conflicting FATs).
     func authorize(
         _ request: Request,
         context: AppRequestContext,
@@ -51,23 +62,18 @@ struct MediaReadAuthorizer: Sendable {
             }
         }
 
-        let fat: FATCredential?
-        do {
-            fat = try FATCredential.find(in: request, query: query)
-        } catch {
-            throw S3Error(status: .badRequest, code: "InvalidArgument", message: error.message)
+        for check in self.leading {
+            if let credential = try check.find(in: request, query: query),
+                attempt({ () throws(AccessDenied) in
+                    try self.verified.check(credential.cacheKey + [app.id], now: now) { () throws(AccessDenied) in
+                        (try credential.verify(app, now), nil)
+                    }
+                })
+            {
+                return credential.source
+            }
         }
         let rawQuery = request.uri.query ?? ""
-        if let fat,
-            attempt({ () throws(AccessDenied) in
-                try self.verified.check(["fat", app.id, fat.token], now: now) { () throws(AccessDenied) in
-                    let claims = try FileAccessToken.verify(fat.token, appID: app.id, key: app.secretKey, now: now)
-                    return (Validity(expiresAt: claims.expiresAt), nil)
-                }
-            })
-        {
-            return fat.source
-        }
         if SigV4.isPresent(in: query.decoded),
             attempt({ () throws(AccessDenied) in
                 let host = PresignedRequest.host(of: request)
@@ -85,7 +91,7 @@ struct MediaReadAuthorizer: Sendable {
                         key: key,
                         query: query,
                         now: now,
-                        appendable: Self.appendableParameters
+                        appendable: self.appendableParameters
                     )
                     return (validity, nil)
                 }
@@ -150,7 +156,7 @@ struct MediaReadAuthorizer: Sendable {
         var bases = [self.links.baseURL]
         if let host = request.head.authority { bases.append("http://" + host) }
         let unsigned = query.raw.filter { !CloudFrontCredential.parameterNames.contains($0.name) }
-        let unappended = unsigned.filter { !Self.appendableParameters.contains($0.name) }
+        let unappended = unsigned.filter { !self.appendableParameters.contains($0.name) }
         var queries = [QueryItems.join(unappended)]
         if unsigned.count != unappended.count { queries.append(QueryItems.join(unsigned)) }
         var candidates: [String] = []

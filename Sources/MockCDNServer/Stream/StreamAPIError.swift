@@ -8,7 +8,7 @@ import MockCDNCore
 /// Every member Stream's generated `APIError` model requires is present: getstream (the v2 server SDK)
 /// parses errors strictly, and a missing `details` or `more_info` surfaces as a `KeyError` in the caller
 /// instead of its `StreamApiException`.
-struct StreamAPIError: HTTPResponseError {
+struct StreamAPIError: ErrorEnvelope, ExplainedRefusal {
     let status: HTTPResponse.Status
     /// Stream's error code: 4 input, 5 authentication, 16 not found, 17 not allowed, 22 too large,
     /// 40 token expired, -1 internal.
@@ -49,6 +49,16 @@ struct StreamAPIError: HTTPResponseError {
 }
 
 extension StreamAPIError {
+    var publicMessage: String { self.message }
+
+    var explanation: String { "Stream error \(self.code): " + self.message }
+
+    /// Stream's code 40 for an expired token; any other JWT refusal is code 5 by its category.
+    static func specific(_ error: any Error) -> StreamAPIError? {
+        guard let error = error as? JWTError, error.kind == .expired else { return nil }
+        return .tokenExpired(error.message)
+    }
+
     /// Any other failure, with Stream's code for its category (-1 where Stream has none).
     init(_ failure: Failure) {
         let code =

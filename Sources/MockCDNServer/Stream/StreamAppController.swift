@@ -85,7 +85,7 @@ struct StreamAppController {
         caller: StreamCaller
     ) async throws -> EditedResponse<DurationResponse> {
         let app = try caller.requireServer().app
-        let update = try await StreamRequest.decodeJSON(AppSettings.self, from: request)
+        let update = try await request.decodeJSONBody(AppSettings.self)
         for config in [update.fileUploadConfig, update.imageUploadConfig].compactMap({ $0 }) where config.sizeLimit < 0
         {
             throw StreamAPIError.input("size_limit must not be negative")
@@ -112,7 +112,7 @@ struct StreamAppController {
     ) async throws -> EditedResponse<DurationResponse> {
         let app = try caller.requireServer().app
         let channel = try StreamRequest.channel(context)
-        let members = try await StreamRequest.decodeJSON(MembersRequest.self, from: request)
+        let members = try await request.decodeJSONBody(MembersRequest.self)
         guard !members.userIDs.isEmpty, members.userIDs.allSatisfy({ !$0.isEmpty && $0.count <= 255 }) else {
             throw StreamAPIError.input("user_ids must name at least one user, each at most 255 characters")
         }

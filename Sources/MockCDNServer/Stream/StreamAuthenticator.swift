@@ -41,21 +41,21 @@ struct StreamAuthenticator: Sendable {
     }
 
     /// The caller the request's `api_key` and JWT name.
-    func authenticate(_ request: Request) throws(StreamAPIError) -> StreamCaller {
+    ///
+    /// - Throws: `StreamAPIError` code 5 for a missing or unknown `api_key` or token; `JWTError` for a token
+    ///   that does not hold (Stream's envelope answers code 40 for an expired one, 5 for the rest).
+    func authenticate(_ request: Request) throws -> StreamCaller {
         guard let apiKey = request.uri.queryParameters["api_key"].map(String.init), !apiKey.isEmpty else {
-            throw .authentication("api_key query parameter is missing")
+            throw StreamAPIError.authentication("api_key query parameter is missing")
         }
-        guard let app = self.apps.app(apiKey: apiKey) else { throw .authentication("api_key not valid") }
+        guard let app = self.apps.app(apiKey: apiKey) else { throw StreamAPIError.authentication("api_key not valid") }
         if let type = request.headers[Self.authType], type.lowercased() != "jwt" {
-            throw .authentication("stream-auth-type must be jwt")
+            throw StreamAPIError.authentication("stream-auth-type must be jwt")
         }
-        guard let token = Self.bearerToken(request) else { throw .authentication("Authorization header is missing") }
-        do {
-            let claims = try JWT.verify(token, key: app.secretKey, now: self.clock.unixSeconds)
-            return StreamCaller(app: app, claims: claims)
-        } catch {
-            throw error.kind == .expired ? .tokenExpired(error.message) : .authentication(error.message)
+        guard let token = Self.bearerToken(request) else {
+            throw StreamAPIError.authentication("Authorization header is missing")
         }
+        return StreamCaller(app: app, claims: try JWT.verify(token, key: app.secretKey, now: self.clock.unixSeconds))
     }
 
     /// The JWT of the `Authorization` header, with or without a `Bearer ` prefix; nil when there is none.

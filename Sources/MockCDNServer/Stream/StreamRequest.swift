@@ -1,7 +1,6 @@
 import Hummingbird
 
-/// What Stream's routes read alike: the channel a path names and a small JSON body, in Stream's envelope
-/// when they are wrong.
+/// What Stream's routes read alike: the channel a path names, in Stream's envelope when it is wrong.
 enum StreamRequest {
     /// `type:id`, as Stream names a channel (its cid).
     static func channel(_ context: AppRequestContext) throws -> String {
@@ -11,15 +10,6 @@ enum StreamRequest {
             throw StreamAPIError.input("channel type and id must be at most 64 characters without ':'")
         }
         return type + ":" + id
-    }
-
-    /// Decodes a small JSON body (at most 64 KiB); malformed JSON is a Stream input error.
-    static func decodeJSON<Value: Decodable>(_ type: Value.Type, from request: Request) async throws -> Value {
-        do {
-            return try await request.decodeJSONBody(type)
-        } catch {
-            throw StreamAPIError.input(error.message)
-        }
     }
 }
 

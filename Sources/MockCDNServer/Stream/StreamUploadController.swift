@@ -8,9 +8,6 @@ import NIOCore
 /// `/api/v2/uploads/image|file`.
 struct StreamUploadController {
     let auth: StreamAuthenticator
-    let store: any ObjectStore
-    let clock: MockClock
-    let state: any AppState
     let links: LinkSigner
     let variants: VariantCache
     let uploads: UploadReceiver
@@ -111,11 +108,11 @@ struct StreamUploadController {
             }
             let sizeTransforms = try (requestedSizes ?? []).enumerated().map(Self.transform)
             if received.object.owner != user {
-                try await self.store.updateMetadata(received.key) { $0.owner = user }
+                try await self.uploads.store.updateMetadata(received.key) { $0.owner = user }
             }
-            if let channel, let user { try await self.state.addMembers([user], app: app, channel: channel) }
+            if let channel, let user { try await self.uploads.state.addMembers([user], app: app, channel: channel) }
 
-            let now = self.clock.unixSeconds
+            let now = self.uploads.clock.unixSeconds
             let base = self.links.base(for: request)
             let link = try self.links.signedURL(app: app, object: received.object, now: now, base: base)
             // Stream answers a server-made thumbnail for videos; an undecodable video still uploads, without.
@@ -138,7 +135,7 @@ struct StreamUploadController {
             )
             return EditedResponse(status: .created, response: response)
         } catch {
-            if let current = try? await self.store.metadata(for: received.key) {
+            if let current = try? await self.uploads.store.metadata(for: received.key) {
                 await self.posters.deletePoster(of: current)
             }
             await receiver.discard(received.object)
@@ -191,7 +188,7 @@ struct StreamUploadController {
     ) async throws -> DurationResponse {
         var url = request.uri.queryParameters["url"].map(String.init)
         if url == nil, request.uri.path.hasPrefix("/api/v2/") {
-            url = try await StreamRequest.decodeJSON(DeleteBody.self, from: request).url
+            url = try await request.decodeJSONBody(DeleteBody.self).url
         }
         guard let url, !url.isEmpty else { throw StreamAPIError.input("url is a required parameter") }
         guard let path = URLComponents(string: url)?.percentEncodedPath,
@@ -199,13 +196,13 @@ struct StreamUploadController {
         else {
             throw StreamAPIError.input("url is not a CDN URL of this app")
         }
-        guard let metadata = try await self.store.metadata(for: key) else {
+        guard let metadata = try await self.uploads.store.metadata(for: key) else {
             throw StreamAPIError.notFound("no file or image at url")
         }
         guard caller.claims.isServer || metadata.owner == caller.claims.userID else {
             throw StreamAPIError.notAllowed("only the uploader or a server-side token may delete this file")
         }
-        try await self.store.delete(key)
+        try await self.uploads.store.delete(key)
         self.variants.drop(object: key.rawValue)
         await self.posters.deletePoster(of: metadata)
         return DurationResponse(duration: context.duration)

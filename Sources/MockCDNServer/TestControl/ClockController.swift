@@ -53,30 +53,17 @@ struct ClockController {
     func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.get("clock") { _, _ in ClockState(now: self.clock.unixSeconds) }
         group.put("clock") { request, _ in
-            let body = try await Self.body(SetClock.self, of: request, shape: .object(["now": .value]))
+            let body = try await request.decodeJSONBody(SetClock.self, shape: .object(["now": .value]))
             guard Self.range.contains(body.now) else { throw Self.outOfRange }
             self.clock.set(Date(timeIntervalSince1970: TimeInterval(body.now)))
             return ClockState(now: self.clock.unixSeconds)
         }
         group.post("clock/advance") { request, _ in
-            let body = try await Self.body(Advance.self, of: request, shape: .object(["seconds": .value]))
+            let body = try await request.decodeJSONBody(Advance.self, shape: .object(["seconds": .value]))
             let (target, overflow) = self.clock.unixSeconds.addingReportingOverflow(body.seconds)
             guard !overflow, Self.range.contains(target) else { throw Self.outOfRange }
             self.clock.advance(by: TimeInterval(body.seconds))
             return ClockState(now: self.clock.unixSeconds)
-        }
-    }
-
-    /// A clock body; any fault in it is a 400 naming what was wrong.
-    private static func body<Value: Decodable>(
-        _ type: Value.Type,
-        of request: Request,
-        shape: MemberShape
-    ) async throws -> Value {
-        do {
-            return try await request.decodeJSONBody(type, shape: shape)
-        } catch {
-            throw HTTPError(.badRequest, message: error.message)
         }
     }
 }

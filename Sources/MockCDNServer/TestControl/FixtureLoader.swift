@@ -7,17 +7,6 @@ import NIOCore
 struct FixtureLoader: Sendable {
     let directory: String
 
-    /// The folder `mockcdn serve` uses when none is configured: the installed fixtures
-    /// (`EXE/../share/mockcdn/fixtures`, see `InstallLayout`), else `Fixtures/media` under the working
-    /// directory (a checkout of this repository), whichever exists first.
-    static var defaultDirectory: String? {
-        let candidates: [String?] = [
-            InstallLayout.shareFolder?.appendingPathComponent("fixtures").path,
-            FileManager.default.currentDirectoryPath + "/Fixtures/media",
-        ]
-        return candidates.compactMap { $0 }.first(where: InstallLayout.isFolder)
-    }
-
     /// The files that are preloaded, in name order: regular files, neither hidden nor `README.md`.
     ///
     /// - Throws: `MockCDNError.storageFailure` when the folder is missing or cannot be read.
@@ -45,12 +34,13 @@ struct FixtureLoader: Sendable {
     /// Stores every regular file of the folder (not hidden, not README.md), replacing what is there.
     ///
     /// - Parameters:
-    ///   - services: where to store them, and the clock for their creation time.
+    ///   - store: where to store them.
+    ///   - clock: gives their creation time.
     ///   - app: the app they belong to.
     /// - Returns: the keys stored, in name order.
     /// - Throws: `MockCDNError.storageFailure` when the folder or a file cannot be read.
     @discardableResult
-    func load(into services: ServerServices, app: MediaApp) async throws -> [ObjectKey] {
+    func load(into store: any ObjectStore, clock: MockClock, app: MediaApp) async throws -> [ObjectKey] {
         var keys: [ObjectKey] = []
         for name in try self.fileNames() {
             let path = self.directory + "/" + name
@@ -67,7 +57,7 @@ struct FixtureLoader: Sendable {
             // resized, and the pixel bound is checked then, before any pixel is decoded.
             let bytes = ByteBuffer(bytes: data)
             let extras = ["original_name": name]
-            _ = try await services.store.put(
+            _ = try await store.put(
                 key,
                 body: AsyncStream { stream in
                     stream.yield(bytes)
@@ -77,7 +67,7 @@ struct FixtureLoader: Sendable {
                     contentType: contentType,
                     owner: nil,
                     extras: extras,
-                    created: services.clock.now
+                    created: clock.now
                 ),
                 maxBytes: max(data.count, 1)
             )

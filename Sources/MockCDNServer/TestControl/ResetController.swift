@@ -3,7 +3,8 @@ import Hummingbird
 /// `POST /_mockcdn/reset`: objects (fixtures reloaded), variants, journal, faults, clock, channel
 /// membership and upload settings back to the startup state.
 struct ResetController {
-    let services: ServerServices
+    /// Puts every service back to its startup state (`ServerServices.reset`).
+    let reset: @Sendable () async throws -> Void
 
     struct Done: ResponseEncodable {
         let status: String
@@ -11,7 +12,7 @@ struct ResetController {
 
     func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.post("reset") { _, _ in
-            try await self.services.reset()
+            try await self.reset()
             return Done(status: "reset")
         }
     }

@@ -42,17 +42,12 @@ struct TokensController {
     }
 
     func mint(_ request: Request) async throws -> Minted {
-        let body: TokenRequest
-        do {
-            body = try await request.decodeJSONBody(TokenRequest.self, shape: Self.shape)
-        } catch {
-            throw HTTPError(.badRequest, message: error.message)
-        }
+        let body = try await request.decodeJSONBody(TokenRequest.self, shape: Self.shape)
         guard let app = body.appID.map({ self.apps.app(id: $0) }) ?? self.apps.apps.first else {
             throw HTTPError(.badRequest, message: "app_id \(body.appID?.prefix(64) ?? "") is not an app of this server")
         }
-        if let ttl = body.ttl, !(1...SecureMediaController.maximumFATTTL).contains(ttl) {
-            throw HTTPError(.badRequest, message: "ttl must be 1...\(SecureMediaController.maximumFATTTL) seconds")
+        if let ttl = body.ttl, !(1...FileAccessToken.maximumTTL).contains(ttl) {
+            throw HTTPError(.badRequest, message: "ttl must be 1...\(FileAccessToken.maximumTTL) seconds")
         }
         let now = self.clock.unixSeconds
         func user() throws -> String {
@@ -73,7 +68,7 @@ struct TokensController {
             )
             return Minted(token: token, kind: body.kind, issuedAt: now, expiresAt: body.ttl.map { now + $0 })
         case "fat":
-            let ttl = body.ttl ?? SecureMediaController.defaultFATTTL
+            let ttl = body.ttl ?? FileAccessToken.defaultTTL
             let token = app.configuration.fileAccessToken(user: try user(), issuedAt: now, lifetime: ttl)
             return Minted(token: token, kind: "fat", issuedAt: now, expiresAt: now + ttl)
         default:

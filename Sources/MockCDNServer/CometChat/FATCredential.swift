@@ -2,21 +2,6 @@ import HTTPTypes
 import Hummingbird
 import MockCDNCore
 
-/// Where a request's credential came from; the request journal records this, never the credential.
-enum CredentialSource: String, Sendable {
-    case fatHeader = "fat-header"
-    case fatQuery = "fat-query"
-    /// A SigV4 presigned query.
-    case presigned
-    /// A SigV2 presigned query (`AWSAccessKeyId`, `Expires`, `Signature`).
-    case presignedV2 = "presigned-v2"
-    case cloudfront
-    /// CloudFront signed cookies (`CloudFront-Signature`, ...).
-    case cloudfrontCookie = "cloudfront-cookie"
-    case jwt
-    case none
-}
-
 /// A File Access Token as a request carries it: `fat` header or `fat` query parameter (percent-decoded,
 /// also after CometChat's stray second `?`).
 struct FATCredential {
@@ -28,8 +13,11 @@ struct FATCredential {
 
     /// Header and query (or repeated parameters) carry different tokens: the client is buggy, and guessing
     /// which one it meant would hide that.
-    struct Conflict: Error {
+    struct Conflict: CategorizedError {
         let message: String
+
+        var category: ErrorCategory { .invalidInput }
+        var publicMessage: String { self.message }
     }
 
     /// The request's FAT; nil when it sends none (an empty `fat` header counts as none: CometChat's SDK

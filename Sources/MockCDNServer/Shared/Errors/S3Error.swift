@@ -3,7 +3,7 @@ import Hummingbird
 import MockCDNCore
 
 /// An error on a media read, rendered as S3/CloudFront XML: `<Error><Code>..</Code><Message>..</Message>..`.
-struct S3Error: HTTPResponseError {
+struct S3Error: ErrorEnvelope, ExplainedRefusal {
     let status: HTTPResponse.Status
     let code: String
     let message: String
@@ -86,6 +86,20 @@ extension S3Error {
 }
 
 extension S3Error {
+    var publicMessage: String { self.message }
+
+    var explanation: String { self.code + ": " + self.message }
+
+    /// S3's own words for a refused credential, a transform it cannot serve, and a key that is no key.
+    static func specific(_ error: any Error) -> S3Error? {
+        switch error {
+        case let denial as AccessDenied: .accessDenied(denial)
+        case let refusal as TransformRefusal: S3Error(refusal)
+        case let error as MockCDNError where error == .invalidObjectKey: .invalidURI(error.detail)
+        default: nil
+        }
+    }
+
     /// Any other failure, with S3's code for its category.
     init(_ failure: Failure) {
         let code =

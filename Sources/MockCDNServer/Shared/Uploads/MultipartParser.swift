@@ -25,8 +25,11 @@ struct MultipartParser {
     }
 
     /// Why a body was refused; the message is safe to show to the client.
-    struct Failure: Error, Equatable {
+    struct Failure: CategorizedError, Equatable {
         let message: String
+
+        var category: ErrorCategory { .invalidInput }
+        var publicMessage: String { self.message }
     }
 
     /// The most bytes of part headers accepted per part, line ends included.

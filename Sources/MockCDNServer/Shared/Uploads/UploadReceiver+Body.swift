@@ -39,7 +39,8 @@ extension UploadReceiver {
                     body: WatchedBody(
                         base: request.body.makeAsyncIterator(),
                         watch: watch,
-                        expectedLength: length
+                        expectedLength: length,
+                        onBytes: self.onBytesRead
                     ),
                     kind: kind,
                     owner: owner,
@@ -135,9 +136,15 @@ struct WatchedSequence: AsyncSequence, Sendable {
     let base: RequestBody
     let watch: StallWatch
     let expectedLength: Int?
+    let onBytes: @Sendable (Int) -> Void
 
     func makeAsyncIterator() -> WatchedBody<RequestBody.AsyncIterator> {
-        WatchedBody(base: self.base.makeAsyncIterator(), watch: self.watch, expectedLength: self.expectedLength)
+        WatchedBody(
+            base: self.base.makeAsyncIterator(),
+            watch: self.watch,
+            expectedLength: self.expectedLength,
+            onBytes: self.onBytes
+        )
     }
 }
 
@@ -147,12 +154,15 @@ struct WatchedBody<Base: AsyncIteratorProtocol>: AsyncIteratorProtocol where Bas
     var base: Base
     let watch: StallWatch
     let expectedLength: Int?
+    /// Told the size of each chunk read (the upload bytes in `/metrics`).
+    let onBytes: @Sendable (Int) -> Void
     var received = 0
 
-    init(base: Base, watch: StallWatch, expectedLength: Int?) {
+    init(base: Base, watch: StallWatch, expectedLength: Int?, onBytes: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.base = base
         self.watch = watch
         self.expectedLength = expectedLength
+        self.onBytes = onBytes
     }
 
     mutating func next() async throws -> ByteBuffer? {
@@ -167,6 +177,7 @@ struct WatchedBody<Base: AsyncIteratorProtocol>: AsyncIteratorProtocol where Bas
             return nil
         }
         self.received += chunk.readableBytes
+        self.onBytes(chunk.readableBytes)
         return chunk
     }
 }

@@ -19,6 +19,17 @@ enum InstallLayout {
         return isFolder(folder.path) ? folder : nil
     }()
 
+    /// The folder `mockcdn serve` uses when none is configured: the installed fixtures
+    /// (`EXE/../share/mockcdn/fixtures`, see `InstallLayout`), else `Fixtures/media` under the working
+    /// directory (a checkout of this repository), whichever exists first.
+    static var defaultFixturesDirectory: String? {
+        let candidates: [String?] = [
+            InstallLayout.shareFolder?.appendingPathComponent("fixtures").path,
+            FileManager.default.currentDirectoryPath + "/Fixtures/media",
+        ]
+        return candidates.compactMap { $0 }.first(where: InstallLayout.isFolder)
+    }
+
     /// Whether `path` names an existing folder.
     static func isFolder(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false

@@ -168,8 +168,11 @@ final class FaultInjector: Sendable {
     static let maximumPatternLength = 1024
 
     /// Why a rule was refused.
-    struct Invalid: Error {
+    struct Invalid: CategorizedError {
         let message: String
+
+        var category: ErrorCategory { .invalidInput }
+        var publicMessage: String { self.message }
     }
 
     /// The rules in order, and the next id. A request copies the array (a reference, O(1)) under the lock and

@@ -1,10 +1,14 @@
 import Foundation
 import Hummingbird
+import MockCDNCore
 
 /// A small JSON request body that is too large or not of the expected shape; each API renders the message
 /// in its own envelope.
-struct JSONBodyError: Error {
+struct JSONBodyError: CategorizedError {
     let message: String
+
+    var category: ErrorCategory { .invalidInput }
+    var publicMessage: String { self.message }
 }
 
 extension Request {

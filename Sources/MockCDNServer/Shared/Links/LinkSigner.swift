@@ -17,6 +17,11 @@ final class LinkSigner: Sendable {
 
     private let state: Mutex<State>
 
+    /// A signed parameter of MockCDN's upload URLs: the most bytes the upload may have.
+    static let maximumBytesParameter = "x-mockcdn-max-bytes"
+    /// A signed parameter of MockCDN's upload URLs: the user who asked for the URL, the object's owner.
+    static let ownerParameter = "x-mockcdn-owner"
+
     init(base: String) {
         self.state = Mutex(State(publicURL: nil, boundURL: Self.trimmed(base)))
     }
@@ -114,8 +119,8 @@ final class LinkSigner: Sendable {
         now: Int64,
         base: String
     ) -> String {
-        var parameters = [(name: PresignedPutController.maximumBytesParameter, value: String(maximumBytes))]
-        if let owner { parameters.append((PresignedPutController.ownerParameter, owner)) }
+        var parameters = [(name: Self.maximumBytesParameter, value: String(maximumBytes))]
+        if let owner { parameters.append((Self.ownerParameter, owner)) }
         return SigV4.presignedURL(
             method: "PUT",
             scheme: base.hasPrefix("https://") ? "https" : "http",

@@ -4,9 +4,9 @@ import MockCDNCore
 import NIOCore
 import Synchronization
 
-/// Why an upload was refused, before any envelope: each API renders it its own way (Stream JSON,
-/// CometChat JSON).
-enum UploadFailure: Error {
+/// Why an upload was refused, before any envelope: each API renders it by its category, CometChat's a stall
+/// by its own code.
+enum UploadFailure: CategorizedError {
     case input(String)
     /// The file, or the whole body with its framing, passed `limit` bytes.
     case tooLarge(limit: Int)
@@ -16,6 +16,23 @@ enum UploadFailure: Error {
     case unavailable(String, status: HTTPResponse.Status)
     /// No byte of the body arrived for `seconds` (the stall timeout, on every upload route).
     case stalled(seconds: Int64)
+
+    var category: ErrorCategory {
+        switch self {
+        case .input, .stalled: .invalidInput
+        case .tooLarge: .tooLarge
+        case .storage: .unavailable
+        case .unavailable(_, let status): status.code == 507 ? .insufficientStorage : .unavailable
+        }
+    }
+
+    var publicMessage: String {
+        switch self {
+        case .input(let message), .storage(let message), .unavailable(let message, _): message
+        case .tooLarge(let limit): "file is larger than the upload limit of \(limit) bytes"
+        case .stalled(let seconds): "no bytes arrived for \(seconds) s; nothing was stored"
+        }
+    }
 }
 
 /// Receives a multipart/form-data upload for any of MockCDN's upload routes: applies the app's policy to
@@ -30,6 +47,8 @@ struct UploadReceiver: Sendable {
     let epoch: ResetEpoch
     /// Seconds a connection may sit idle before the server closes it.
     let idleTimeoutSeconds: Int
+    /// Told the size of each chunk of a request body an upload route reads (framing included).
+    let onBytesRead: @Sendable (Int) -> Void
 
     /// The stall timeout of `app`'s uploads: its `upload_stall_timeout`, held a second below the idle timeout,
     /// so that a client whose body stops (or falls short of its `Content-Length`) hears why, in the route's
@@ -83,7 +102,14 @@ struct UploadReceiver: Sendable {
         }
         let epoch = self.epoch.current
         let watch = StallWatch(seconds: self.stallTimeout(for: app))
-        let body = RequestBody(asyncSequence: WatchedSequence(base: request.body, watch: watch, expectedLength: length))
+        let body = RequestBody(
+            asyncSequence: WatchedSequence(
+                base: request.body,
+                watch: watch,
+                expectedLength: length,
+                onBytes: self.onBytesRead
+            )
+        )
         do {
             return try await watch.run {
                 try await self.receiveParts(

@@ -12,11 +12,6 @@ struct PresignedPutController {
     let links: LinkSigner
     let uploads: UploadReceiver
 
-    /// A signed parameter of MockCDN's upload URLs: the most bytes the upload may have.
-    static let maximumBytesParameter = "x-mockcdn-max-bytes"
-    /// A signed parameter of MockCDN's upload URLs: the user who asked for the URL, the object's owner.
-    static let ownerParameter = "x-mockcdn-owner"
-
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         router.put(":app/**") { request, context in try await self.put(request, context: context) }
     }
@@ -35,51 +30,31 @@ struct PresignedPutController {
 
     func put(_ request: Request, context: AppRequestContext) async throws -> Response {
         let app = try self.auth.app(context)
-        let key: ObjectKey
-        do {
-            key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
-        } catch {
-            throw CometChatError.badRequest(error.detail)
-        }
+        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
         let query = context.query(of: request)
         let now = self.auth.clock.unixSeconds
         let source: CredentialSource
-        do throws(AccessDenied) {
-            if SigV4.isPresent(in: query.decoded) {
-                try PresignedRequest.verifySigV4(request, app: app, key: key, query: query, now: now)
-                source = .presigned
-            } else if SigV2.isPresent(in: query.decoded) {
-                try PresignedRequest.verifySigV2(request, app: app, query: query, now: now)
-                source = .presignedV2
-            } else {
-                throw AccessDenied("a PUT needs a presigned URL: SigV4 (X-Amz-*) or SigV2 (AWSAccessKeyId) query")
-            }
-        } catch {
-            throw CometChatError.presignedPutDenied(error)
+        if SigV4.isPresent(in: query.decoded) {
+            try PresignedRequest.verifySigV4(request, app: app, key: key, query: query, now: now)
+            source = .presigned
+        } else if SigV2.isPresent(in: query.decoded) {
+            try PresignedRequest.verifySigV2(request, app: app, query: query, now: now)
+            source = .presignedV2
+        } else {
+            throw AccessDenied("a PUT needs a presigned URL: SigV4 (X-Amz-*) or SigV2 (AWSAccessKeyId) query")
         }
         // SigV4 signs every parameter, so these are MockCDN's own as it made them; SigV2 signs none of them.
         let signed = source == .presigned
-        let owner = signed ? query.values(Self.ownerParameter).first : nil
+        let owner = signed ? query.values(LinkSigner.ownerParameter).first : nil
         var bound: Int?
-        if signed, let text = query.values(Self.maximumBytesParameter).first {
+        if signed, let text = query.values(LinkSigner.maximumBytesParameter).first {
             guard let bytes = Int(text), bytes >= 0 else {
-                throw CometChatError.badRequest("\(Self.maximumBytesParameter) must be a number of bytes")
+                throw CometChatError.badRequest("\(LinkSigner.maximumBytesParameter) must be a number of bytes")
             }
             bound = bytes
         }
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
-            let object: ObjectMetadata
-            do {
-                object = try await self.uploads.receiveBody(
-                    request,
-                    app: app,
-                    key: key,
-                    bound: bound,
-                    owner: owner
-                )
-            } catch UploadFailure.stalled(let seconds) {
-                throw CometChatError.uploadStalled(seconds: seconds)
-            }
+            let object = try await self.uploads.receiveBody(request, app: app, key: key, bound: bound, owner: owner)
             var response = try PutResponse(
                 url: self.links.mediaURL(app: app, key: key, now: now, base: self.links.base(for: request)),
                 key: key.rawValue,

@@ -57,12 +57,7 @@ struct FaultsController {
 
     func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.post("faults") { request, context in
-            let body: NewRule
-            do {
-                body = try await request.decodeJSONBody(NewRule.self, shape: Self.shape)
-            } catch let error as JSONBodyError {
-                throw HTTPError(.badRequest, message: error.message)
-            }
+            let body = try await request.decodeJSONBody(NewRule.self, shape: Self.shape)
             guard let action = body.action, action != FaultInjector.Action() else {
                 throw HTTPError(
                     .badRequest,
@@ -70,17 +65,13 @@ struct FaultsController {
                         + "or truncate_after_bytes"
                 )
             }
-            do {
-                let id = try self.faults.add(
-                    match: body.match ?? .init(),
-                    times: body.times,
-                    probability: body.probability,
-                    action: action
-                )
-                return EditedResponse(status: .created, response: Created(id: id))
-            } catch let error as FaultInjector.Invalid {
-                throw HTTPError(.badRequest, message: error.message)
-            }
+            let id = try self.faults.add(
+                match: body.match ?? .init(),
+                times: body.times,
+                probability: body.probability,
+                action: action
+            )
+            return EditedResponse(status: .created, response: Created(id: id))
         }
         group.get("faults") { _, _ in
             Listing(

@@ -1,0 +1,32 @@
+import Hummingbird
+import MockCDNCore
+
+/// The CDN read surface: `GET|HEAD /{app}/{key}` with every credential a read may carry, ranges,
+/// conditionals and image variants, in S3's XML envelope.
+struct MediaReads {
+    let apps: AppRegistry
+    let store: any ObjectStore
+    let clock: MockClock
+    let links: LinkSigner
+    let variants: VariantCache
+    let verified: VerifiedCredentialCache
+    /// Credentials other surfaces define (CometChat's FAT), asked before the CDN's own.
+    let leading: [any ReadCredentialCheck]
+    /// Told how long each render took.
+    let onRender: @Sendable (Duration) -> Void
+
+    func addRoutes(to router: some RouterMethods<AppRequestContext>) {
+        CDNController(
+            apps: self.apps,
+            store: self.store,
+            variants: self.variants,
+            onRender: self.onRender,
+            authorizer: MediaReadAuthorizer(
+                clock: self.clock,
+                links: self.links,
+                verified: self.verified,
+                leading: self.leading
+            )
+        ).addRoutes(to: router.group().add(middleware: ErrorEnvelopeMiddleware<S3Error>()))
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Logging
+import MockCDNCore
+import MockCDNS3
+
+/// IPv6 literals need brackets inside a URL.
+func hostForURL(_ host: String) -> String {
+    host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+}
+
+/// The services a server runs on: store, apps, clock, links, variants and the test-control state.
+func makeServices(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerServices {
+    // libvips is not started here: CVipsLoader loads it on the first image operation.
+    var store: any ObjectStore
+    if let location = configuration.s3Store {
+        let s3 = S3ObjectStore(client: S3Client(location: location))
+        // A bucket that is not there, or keys it refuses, stop the start with the reason; an endpoint that does
+        // not answer does not: the server starts degraded, answers 503 until the store is back, and says so
+        // on /_mockcdn/health.
+        do {
+            try await s3.probe()
+        } catch let failure as S3Client.Failure where failure.status != 503 && failure.status < 500 {
+            throw MockCDNError.invalidConfiguration(
+                "--store \(location.description): the S3 store at \(location.endpoint) answered \(failure.code)"
+                    + (failure.message.isEmpty ? "" : " (\(failure.message))")
+            )
+        } catch {
+            logger.warning(
+                "the S3 store does not answer yet; reads and uploads answer 503 until it does",
+                metadata: ["store": "\(location.description)", "endpoint": "\(location.endpoint)"]
+            )
+        }
+        store = s3
+    } else if let directory = configuration.dataDirectory {
+        let disk = try await DiskObjectStore(directory: directory)
+        for entry in disk.skippedEntries {
+            logger.warning("skipped an entry of the data directory", metadata: ["entry": "\(entry)"])
+        }
+        store = disk
+    } else {
+        store = MemoryObjectStore(byteBudget: configuration.memoryStoreBytes)
+    }
+    let s3 = store as? S3ObjectStore
+    if let wrap = configuration.storeWrapper { store = wrap(store) }
+    let metrics = ServerMetrics()
+    return ServerServices(
+        apps: try AppRegistry(configuration.apps, reserving: routePrefixes),
+        store: store,
+        clock: configuration.clock,
+        state: s3.map { S3AppState(client: $0.client) } ?? LocalAppState(),
+        links: LinkSigner(
+            base: configuration.publicURL ?? "http://\(hostForURL(configuration.host)):\(configuration.port)"
+        ),
+        variants: VariantCache(
+            memoryLimit: configuration.variantCacheBytes,
+            directory: configuration.dataDirectory.map { $0 + "/variants" },
+            shared: configuration.s3Variants ? s3.map { S3VariantStore(client: $0.client) } : nil,
+            onLookup: { metrics.variantLookup(hit: $0) }
+        ),
+        journal: Journal(capacity: configuration.journalCapacity),
+        faults: FaultInjector(),
+        metrics: metrics,
+        fixtures: configuration.fixturesDirectory.map(FixtureLoader.init),
+        verifiedCredentials: VerifiedCredentialCache(onHit: { metrics.credentialCacheHit() }),
+        idleTimeoutSeconds: configuration.idleTimeoutSeconds
+    )
+}

@@ -1,0 +1,14 @@
+/// Where a request's credential came from; the request journal records this, never the credential.
+enum CredentialSource: String, Sendable {
+    case fatHeader = "fat-header"
+    case fatQuery = "fat-query"
+    /// A SigV4 presigned query.
+    case presigned
+    /// A SigV2 presigned query (`AWSAccessKeyId`, `Expires`, `Signature`).
+    case presignedV2 = "presigned-v2"
+    case cloudfront
+    /// CloudFront signed cookies (`CloudFront-Signature`, ...).
+    case cloudfrontCookie = "cloudfront-cookie"
+    case jwt
+    case none
+}

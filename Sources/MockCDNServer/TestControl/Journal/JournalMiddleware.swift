@@ -1,0 +1,99 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MockCDNCore
+import NIOCore
+
+/// Records every request but the control routes' in the journal: method, path and query (redacted) on
+/// arrival; then the credential that authorised it, its status, the reason of a refusal and the fault that
+/// fired, all read off the answer (`CredentialNote`, `RefusalNote`, `FaultNote`); then bytes in and out and
+/// the duration, once the body has been written. It also parses the query once, for the routes below.
+struct JournalMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    let journal: Journal
+    /// Read when a request arrives, for its journal entry.
+    let clock: MockClock
+
+    func handle(
+        _ request: Request,
+        context: AppRequestContext,
+        next: (Request, AppRequestContext) async throws -> Response
+    ) async throws -> Response {
+        guard !TestControl.isControl(route: context.endpointPath) else { return try await next(request, context) }
+        let started = ContinuousClock.now
+        let query = QueryItems(request.uri.query)
+        var context = context
+        context.query = query
+        let entry = self.journal.record(
+            method: request.method.rawValue,
+            path: request.uri.path,
+            query: query,
+            clock: self.clock.unixSeconds,
+            state: .init(credential: .none, status: 0, bytesIn: 0, bytesOut: 0, durationMilliseconds: 0, fault: nil)
+        )
+        let received = ByteCount()
+        var request = request
+        // Only bodies that carry something are wrapped: a GET keeps its own, so a route can still tell when
+        // its client goes away (`consumeWithCancellationOnInboundClose` needs the body as it arrived).
+        if request.method != .get, request.method != .head {
+            request.body = RequestBody(asyncSequence: CountedBody(base: request.body, count: received))
+        }
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            // Only an unrouted request gets here with an error: every route group answers in its envelope.
+            response = try error.response(from: request, context: context)
+        } catch {
+            entry.update { $0.status = 500 }
+            Self.complete(entry, received: received, sent: ByteCount(), started: started)
+            throw error
+        }
+        let credential = CredentialNote.take(from: &response)
+        let reason = RefusalNote.take(from: &response)
+        let fault = FaultNote.take(from: &response)
+        entry.update {
+            $0.status = Int(response.status.code)
+            $0.credential = credential
+            // Messages quote bits of the request (a member name, a region); the journal keeps a bounded line.
+            $0.reason = reason.map { String($0.prefix(512)) }
+            $0.fault = fault
+        }
+        // Without a fault, an answer of known length goes out untouched: a one-buffer body keeps its single
+        // write (head, body and end together), and the entry is completed now, with that length as bytes out.
+        if fault == nil, let length = response.body.contentLength {
+            let sent = ByteCount()
+            sent.add(length)
+            Self.complete(entry, received: received, sent: sent, started: started)
+            return response
+        }
+        let original = response.body
+        response.body = ResponseBody(contentLength: original.contentLength) { writer in
+            let sent = ByteCount()
+            do {
+                try await original.write(CountingWriter(inner: writer, sent: sent))
+            } catch {
+                Self.complete(entry, received: received, sent: sent, started: started)
+                throw error
+            }
+            Self.complete(entry, received: received, sent: sent, started: started)
+        }
+        return response
+    }
+
+    private static func complete(
+        _ entry: Journal.Entry,
+        received: ByteCount,
+        sent: ByteCount,
+        started: ContinuousClock.Instant
+    ) {
+        let elapsed = ContinuousClock.now - started
+        entry.update {
+            $0.bytesIn = received.value
+            $0.bytesOut = sent.value
+            $0.durationMilliseconds =
+                Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Hummingbird
+import MockCDNCore
+
+/// The test-control surface: the `/_mockcdn` routes and `/metrics` in the control routes' JSON, and the
+/// middleware that counts, journals and faults every other request.
+struct TestControl {
+    let configuration: ServerConfiguration
+    let apps: AppRegistry
+    let store: any ObjectStore
+    let clock: MockClock
+    let links: LinkSigner
+    let journal: Journal
+    let faults: FaultInjector
+    let metrics: ServerMetrics
+    /// This process among the instances that share a store (health names it).
+    let instance: String
+    /// Puts every service back to its startup state.
+    let reset: @Sendable () async throws -> Void
+
+    /// The first path segment of the control routes.
+    static let prefix = "_mockcdn"
+
+    /// Routes that only tests and operators call: never journaled, faulted or counted. Decided by the route
+    /// the router matched, that is by the group it was added to, so `//_mockcdn/clock` (which the router also
+    /// matches) is a control route too.
+    static func isControl(route: String?) -> Bool {
+        guard let route else { return false }
+        return route.hasPrefix("/\(Self.prefix)/") || route == "/metrics"
+    }
+
+    /// Counting, journal and faults, outermost first, for every request the other surfaces answer (and
+    /// the unrouted ones).
+    func addMiddleware(to router: some RouterMethods<AppRequestContext>) {
+        _ = router.add(middleware: MetricsMiddleware(metrics: self.metrics))
+        _ = router.add(middleware: JournalMiddleware(journal: self.journal, clock: self.clock))
+        _ = router.add(middleware: FaultMiddleware(faults: self.faults))
+    }
+
+    /// The control routes, in the control routes' envelope; all but health behind the admin guard.
+    func addRoutes(to router: some RouterMethods<AppRequestContext>) {
+        let control = router.group(RouterPath(Self.prefix)).add(middleware: ErrorEnvelopeMiddleware<HTTPError>())
+        // Health stays open on every address: container health checks carry no token.
+        HealthController(store: self.store, instance: self.instance).addRoutes(to: control)
+        _ = control.add(middleware: AdminGuard(configuration: self.configuration))
+        let root = router.group().add(middleware: ErrorEnvelopeMiddleware<HTTPError>())
+        IndexController(apps: self.apps, clock: self.clock, store: self.store).addRoutes(root: root, control: control)
+        ClockController(clock: self.clock).addRoutes(to: control)
+        ConsoleController(apps: self.apps, store: self.store, clock: self.clock, links: self.links)
+            .addRoutes(to: control)
+        TokensController(apps: self.apps, clock: self.clock).addRoutes(to: control)
+        JournalController(journal: self.journal).addRoutes(to: control)
+        FaultsController(faults: self.faults).addRoutes(to: control)
+        ResetController(reset: self.reset).addRoutes(to: control)
+        MetricsController(metrics: self.metrics).addRoutes(to: root)
+    }
+}
