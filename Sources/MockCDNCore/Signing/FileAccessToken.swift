@@ -1,20 +1,5 @@
 import Foundation
 
-/// What a File Access Token says about its bearer.
-public struct FileAccessClaims: Sendable, Equatable {
-    public var appID: String
-    public var userID: String
-    public var issuedAt: Int64
-    public var expiresAt: Int64
-
-    public init(appID: String, userID: String, issuedAt: Int64, expiresAt: Int64) {
-        self.appID = appID
-        self.userID = userID
-        self.issuedAt = issuedAt
-        self.expiresAt = expiresAt
-    }
-}
-
 /// CometChat-style File Access Tokens: `<base64 payload>.<base64 HMAC-SHA256>` in the standard base64
 /// alphabet (so `+ / =` appear and percent-encoding matters), keyed with the app's API secret. The payload
 /// is JSON `{"app","exp","iat","nonce","uid"}`; the MAC covers the payload's base64 text.

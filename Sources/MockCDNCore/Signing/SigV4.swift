@@ -1,19 +1,3 @@
-/// The identity SigV4 signs with: for MockCDN, an app's API key and secret, its S3 region (`s3_region`,
-/// default `us-east-1`) and service `s3`.
-public struct SigV4Credentials: Sendable {
-    public let accessKeyID: String
-    public let secretAccessKey: String
-    public let region: String
-    public let service: String
-
-    public init(accessKeyID: String, secretAccessKey: String, region: String, service: String = "s3") {
-        self.accessKeyID = accessKeyID
-        self.secretAccessKey = secretAccessKey
-        self.region = region
-        self.service = service
-    }
-}
-
 /// AWS Signature Version 4 for presigned S3 URLs (query authentication, `UNSIGNED-PAYLOAD`), GETs and
 /// uploads' PUTs, both making them and checking them with the same canonical-request code, as boto3 and `aws s3 presign`
 /// build them.

@@ -13,13 +13,6 @@ public final class MediaApp: Sendable {
     public let sigV4Credentials: SigV4Credentials
     private let uploadConfigs: Mutex<(file: UploadConfig, image: UploadConfig)>
 
-    /// Loads the app's keys. A key pair the configuration names without key material, or the one an app with
-    /// no key pairs gets, is derived from the app's API secret (`derivedKey`): every process of the same
-    /// configuration, the server and `mockcdn sign` alike, has the same key and key id, so links the CLI
-    /// signs verify on the server without a shared file or a request.
-    ///
-    /// - Parameter configuration: the app.
-    /// - Throws: `MockCDNError.invalidKeyMaterial` for unreadable PEM or no active private key.
     /// The key pair id an app without configured keys gets: `K` and 13 of A-Z 0-9, from its API secret.
     static func derivedKeyID(_ configuration: AppConfiguration) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
@@ -35,6 +28,13 @@ public final class MediaApp: Sendable {
         )
     }
 
+    /// Loads the app's keys. A key pair the configuration names without key material, or the one an app with
+    /// no key pairs gets, is derived from the app's API secret (`derivedKey`): every process of the same
+    /// configuration, the server and `mockcdn sign` alike, has the same key and key id, so links the CLI
+    /// signs verify on the server without a shared file or a request.
+    ///
+    /// - Parameter configuration: the app.
+    /// - Throws: `MockCDNError.invalidKeyMaterial` for unreadable PEM or no active private key.
     public init(_ configuration: AppConfiguration) throws {
         var pairs: [CloudFrontKeyPair] = []
         for pair in configuration.keyPairs {
@@ -92,70 +92,5 @@ public final class MediaApp: Sendable {
     /// Back to the configured restrictions (`/_mockcdn/reset`).
     public func resetUploadConfigs() {
         self.uploadConfigs.withLock { $0 = (self.configuration.fileUploadConfig, self.configuration.imageUploadConfig) }
-    }
-}
-
-/// Every tenant, found by app id or API key.
-public struct AppRegistry: Sendable {
-    public let apps: [MediaApp]
-
-    /// Loads every app.
-    ///
-    /// - Parameters:
-    ///   - configurations: the apps; the first is the default app.
-    ///   - reserved: first path segments that belong to the server's other routes, which no app id may be.
-    /// - Throws: `MockCDNError.invalidKeyMaterial`, or `.invalidConfiguration` for duplicate ids or keys, or an
-    ///   unusable app id or S3 region.
-    public init(_ configurations: [AppConfiguration], reserving reserved: Set<String>) throws {
-        guard !configurations.isEmpty else { throw MockCDNError.invalidConfiguration("at least one app is required") }
-        guard Set(configurations.map(\.appID)).count == configurations.count,
-            Set(configurations.map(\.apiKey)).count == configurations.count
-        else { throw MockCDNError.invalidConfiguration("app ids and api keys must be unique") }
-        for configuration in configurations {
-            // An app id is the first segment of its media URLs, so it may not shadow another route or hold `/`.
-            guard !reserved.contains(configuration.appID), !configuration.appID.isEmpty,
-                configuration.appID.utf8.count <= 64,
-                configuration.appID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-            else {
-                throw MockCDNError.invalidConfiguration(
-                    "app id \"\(configuration.appID)\" must be 1-64 of A-Z a-z 0-9 - _ and not one of \(reserved.sorted())"
-                )
-            }
-            guard AppConfiguration.isValidS3Region(configuration.s3Region) else {
-                throw MockCDNError.invalidConfiguration(
-                    "app \(configuration.appID): s3 region must be 1-32 of a-z 0-9 -"
-                )
-            }
-        }
-        self.apps = try configurations.map(MediaApp.init)
-    }
-
-    public func app(id: String) -> MediaApp? {
-        self.apps.first { $0.id == id }
-    }
-
-    public func app(apiKey: String) -> MediaApp? {
-        self.apps.first { $0.configuration.apiKey == apiKey }
-    }
-}
-
-/// Channel membership: uploaders join the channel they upload to; a server token adds members.
-public final class ChannelDirectory: Sendable {
-    private let members = Mutex<[String: Set<String>]>([:])
-
-    public init() {}
-
-    private static func key(app: String, channel: String) -> String { app + "|" + channel }
-
-    public func add(_ users: some Sequence<String>, app: String, channel: String) {
-        self.members.withLock { $0[Self.key(app: app, channel: channel), default: []].formUnion(users) }
-    }
-
-    public func isMember(_ user: String, app: String, channel: String) -> Bool {
-        self.members.withLock { $0[Self.key(app: app, channel: channel)]?.contains(user) ?? false }
-    }
-
-    public func removeAll() {
-        self.members.withLock { $0.removeAll() }
     }
 }
