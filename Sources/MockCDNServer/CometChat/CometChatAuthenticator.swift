@@ -62,18 +62,12 @@ struct CometChatAuthenticator: Sendable {
         try JWT.verify(token, key: app.secretKey, now: self.clock.unixSeconds)
     }
 
-    /// The user a FAT was minted for, when it is valid for `app` by the clock. A refused FAT means "not logged
-    /// in" to CometChat, whichever rule failed; on a media read the same refusal is S3's `AccessDenied`.
-    private func user(of credential: FATCredential, app: MediaApp) throws(CometChatError) -> String {
-        do {
-            return try FileAccessToken.verify(
-                credential.token,
-                appID: app.id,
-                key: app.secretKey,
-                now: self.clock.unixSeconds
-            ).userID
-        } catch {
-            throw .notLoggedIn(error.message)
-        }
+    /// The user a FAT was minted for, when it is valid for `app` by the clock.
+    ///
+    /// - Throws: `AccessDenied`, which CometChat's envelope answers 401 `ERR_NOT_LOGGED_IN` whichever rule
+    ///   failed (on a media read the same refusal is S3's `AccessDenied`).
+    private func user(of credential: FATCredential, app: MediaApp) throws(AccessDenied) -> String {
+        try FileAccessToken.verify(credential.token, appID: app.id, key: app.secretKey, now: self.clock.unixSeconds)
+            .userID
     }
 }

@@ -87,11 +87,12 @@ extension CometChatError {
 
     var explanation: String { self.code + ": " + self.message }
 
-    /// CometChat's own codes for a refused presigned PUT (a FAT's refusal is `notLoggedIn`, which
-    /// `CometChatAuthenticator` decides) and for a stalled upload.
+    /// CometChat's own codes for a refused presigned PUT, a refused FAT (the only other credential refusal of
+    /// these routes: "not logged in", whichever rule failed) and a stalled upload.
     static func specific(_ error: any Error) -> CometChatError? {
         switch error {
-        case let denial as AccessDenied: .presignedPutDenied(denial)
+        case let refusal as SignatureRefusal: .presignedPutDenied(refusal.denial)
+        case let denial as AccessDenied: .notLoggedIn(denial.message)
         case UploadFailure.stalled(let seconds): .uploadStalled(seconds: seconds)
         default: nil
         }

@@ -10,20 +10,10 @@ struct KeysController {
             let id: String
             let status: String
             let publicKey: String
-
-            enum CodingKeys: String, CodingKey {
-                case id, status
-                case publicKey = "public_key"
-            }
         }
 
         let appID: String
         let keys: [Key]
-
-        enum CodingKeys: String, CodingKey {
-            case keys
-            case appID = "app_id"
-        }
     }
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {

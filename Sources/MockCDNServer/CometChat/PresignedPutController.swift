@@ -21,11 +21,6 @@ struct PresignedPutController {
         let key: String
         let size: Int
         let contentType: String
-
-        enum CodingKeys: String, CodingKey {
-            case url, key, size
-            case contentType = "content_type"
-        }
     }
 
     func put(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -33,16 +28,7 @@ struct PresignedPutController {
         let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
         let query = context.query(of: request)
         let now = self.auth.clock.unixSeconds
-        let source: CredentialSource
-        if SigV4.isPresent(in: query.decoded) {
-            try PresignedRequest.verifySigV4(request, app: app, key: key, query: query, now: now)
-            source = .presigned
-        } else if SigV2.isPresent(in: query.decoded) {
-            try PresignedRequest.verifySigV2(request, app: app, query: query, now: now)
-            source = .presignedV2
-        } else {
-            throw AccessDenied("a PUT needs a presigned URL: SigV4 (X-Amz-*) or SigV2 (AWSAccessKeyId) query")
-        }
+        let source = try PresignedRequest.verify(request, app: app, key: key, query: query, now: now)
         // SigV4 signs every parameter, so these are MockCDN's own as it made them; SigV2 signs none of them.
         let signed = source == .presigned
         let owner = signed ? query.values(LinkSigner.ownerParameter).first : nil

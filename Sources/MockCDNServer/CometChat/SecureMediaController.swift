@@ -83,20 +83,13 @@ struct SecureMediaController {
         let userID: String
         let expiresIn: Int64
         let expiresAt: Int64
-
-        enum CodingKeys: String, CodingKey {
-            case fat
-            case userID = "user_id"
-            case expiresIn = "expires_in"
-            case expiresAt = "expires_at"
-        }
     }
 
     /// Mints a FAT. A server JWT may mint one for any user; a user JWT only for its own user (as a
     /// CometChat login does).
     func mintFAT(_ request: Request, context: AppRequestContext) async throws -> Response {
         let app = try self.auth.app(context)
-        if let apiKey = request.uri.queryParameters["api_key"], apiKey != app.configuration.apiKey {
+        if let apiKey = context.query(of: request).first("api_key"), apiKey != app.configuration.apiKey {
             throw CometChatError.unauthorized("api_key does not belong to app \(app.id)")
         }
         guard let token = request.authorization?.credential else {
@@ -179,12 +172,6 @@ struct SecureMediaController {
         let url: String
         let expiresIn: Int64
         let expiresAt: Int64
-
-        enum CodingKeys: String, CodingKey {
-            case url
-            case expiresIn = "expires_in"
-            case expiresAt = "expires_at"
-        }
     }
 
     /// A SigV4 presigned GET for a media URL of the app (any object of the app, any folder), valid for the

@@ -47,13 +47,6 @@ struct UploadURLController {
         let maxBytes: Int
         let expiresIn: Int64
         let expiresAt: Int64
-
-        enum CodingKeys: String, CodingKey {
-            case name, key, method, url, headers
-            case maxBytes = "max_bytes"
-            case expiresIn = "expires_in"
-            case expiresAt = "expires_at"
-        }
     }
 
     func uploadURLs(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -92,10 +85,8 @@ struct UploadURLController {
             }
             guard size <= limit else { throw CometChatError.tooLarge(limit: limit) }
             let fileName = UploadPolicy.sanitizedFileName(name)
-            do {
+            try FieldRefusal.naming(field) {
                 try UploadPolicy.checkAnnounced(fileName: fileName, contentType: essence, config: config)
-            } catch {
-                throw CometChatError.badRequest("\(field): \(error.message)")
             }
             let key = try ObjectKey("\(app.id)/media/\(UUID().uuidString.lowercased())/\(fileName)")
             uploads.append(

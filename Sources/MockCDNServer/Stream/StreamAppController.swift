@@ -55,12 +55,6 @@ struct StreamAppController {
             let name: String
             let fileUploadConfig: UploadConfig
             let imageUploadConfig: UploadConfig
-
-            enum CodingKeys: String, CodingKey {
-                case name
-                case fileUploadConfig = "file_upload_config"
-                case imageUploadConfig = "image_upload_config"
-            }
         }
 
         let app: App
@@ -129,14 +123,6 @@ struct StreamAppController {
             let size: Int
             let userID: String?
             let createdAt: String
-
-            enum CodingKeys: String, CodingKey {
-                case file, name, size
-                case thumbURL = "thumb_url"
-                case mimeType = "mime_type"
-                case userID = "user_id"
-                case createdAt = "created_at"
-            }
         }
 
         let uploads: [Upload]

@@ -34,7 +34,7 @@ struct StreamAuthenticator: Sendable {
         context: AppRequestContext,
         _ route: (StreamCaller) async throws -> some ResponseGenerator
     ) async throws -> Response {
-        let caller = try self.authenticate(request)
+        let caller = try self.authenticate(request, query: context.query(of: request))
         return try await CredentialNote.answer(authorisedBy: .jwt, request: request, context: context) {
             try await route(caller)
         }
@@ -44,8 +44,8 @@ struct StreamAuthenticator: Sendable {
     ///
     /// - Throws: `StreamAPIError` code 5 for a missing or unknown `api_key` or token; `JWTError` for a token
     ///   that does not hold (Stream's envelope answers code 40 for an expired one, 5 for the rest).
-    func authenticate(_ request: Request) throws -> StreamCaller {
-        guard let apiKey = request.uri.queryParameters["api_key"].map(String.init), !apiKey.isEmpty else {
+    func authenticate(_ request: Request, query: QueryItems) throws -> StreamCaller {
+        guard let apiKey = query.first("api_key"), !apiKey.isEmpty else {
             throw StreamAPIError.authentication("api_key query parameter is missing")
         }
         guard let app = self.apps.app(apiKey: apiKey) else { throw StreamAPIError.authentication("api_key not valid") }

@@ -52,12 +52,6 @@ struct StreamUploadController {
         let thumbURL: String?
         let uploadSizes: [UploadSize]?
         let duration: String
-
-        enum CodingKeys: String, CodingKey {
-            case file, duration
-            case thumbURL = "thumb_url"
-            case uploadSizes = "upload_sizes"
-        }
     }
 
     /// An `upload_sizes` entry: sent as `{width,height,resize,crop}`, answered with its `url` too.
@@ -149,16 +143,14 @@ struct StreamUploadController {
         guard size.width != nil || size.height != nil else {
             throw StreamAPIError.input("upload_sizes[\(entry.offset)] needs a width, a height or both")
         }
-        do {
-            return try ImageTransform(
+        return try FieldRefusal.naming("upload_sizes[\(entry.offset)]") {
+            try ImageTransform(
                 width: size.width.map(String.init),
                 height: size.height.map(String.init),
                 resize: size.resize,
                 crop: size.crop,
                 names: ("width", "height")
             )
-        } catch {
-            throw StreamAPIError.input("upload_sizes[\(entry.offset)]: \(error.message)")
         }
     }
 
@@ -167,11 +159,7 @@ struct StreamUploadController {
         from buffer: ByteBuffer,
         field: String
     ) throws -> Value {
-        do {
-            return try JSONDecoder().decode(type, from: Data(buffer.readableBytesView))
-        } catch {
-            throw StreamAPIError.input("\(field) field is not valid JSON of the expected shape")
-        }
+        try JSONBodyError.decode(type, from: Data(buffer.readableBytesView), naming: "\(field) field")
     }
 
     // MARK: - Delete
@@ -186,7 +174,7 @@ struct StreamUploadController {
         caller: StreamCaller,
         kind: UploadPolicy.Kind
     ) async throws -> DurationResponse {
-        var url = request.uri.queryParameters["url"].map(String.init)
+        var url = context.query(of: request).first("url")
         if url == nil, request.uri.path.hasPrefix("/api/v2/") {
             url = try await request.decodeJSONBody(DeleteBody.self).url
         }

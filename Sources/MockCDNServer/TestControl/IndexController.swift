@@ -23,13 +23,6 @@ struct IndexController {
         let apiKey: String
         let region: String
         let s3Region: String
-
-        enum CodingKeys: String, CodingKey {
-            case appID = "app_id"
-            case apiKey = "api_key"
-            case region
-            case s3Region = "s3_region"
-        }
     }
 
     struct Index: ResponseEncodable {

@@ -29,12 +29,6 @@ struct TokensController {
         let issuedAt: Int64
         /// Nil for a JWT without `exp`.
         let expiresAt: Int64?
-
-        enum CodingKeys: String, CodingKey {
-            case token, kind
-            case issuedAt = "issued_at"
-            case expiresAt = "expires_at"
-        }
     }
 
     func addRoutes(to group: some RouterMethods<AppRequestContext>) {

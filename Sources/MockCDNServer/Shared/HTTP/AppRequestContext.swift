@@ -27,10 +27,12 @@ public struct AppRequestContext: RequestContext {
         self.query ?? QueryItems(request.uri.query)
     }
 
-    /// JSON as Stream writes it: `/` unescaped, so links read the same in a body as in a browser.
+    /// JSON as Stream writes it: `/` unescaped, so links read the same in a body as in a browser; members in
+    /// snake_case (`WireKeys`).
     public var responseEncoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = WireKeys.encoding
         return encoder
     }
 

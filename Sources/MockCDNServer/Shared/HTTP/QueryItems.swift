@@ -32,6 +32,16 @@ struct QueryItems: Sendable {
         self.decoded.filter { $0.name == name }.map(\.value)
     }
 
+    /// The decoded value of the first parameter called `name`.
+    func first(_ name: String) -> String? {
+        self.decoded.first { $0.name == name }?.value
+    }
+
+    /// The first parameter whose name is not one of `names`: what a route that takes only those refuses.
+    func firstName(notIn names: Set<String>) -> String? {
+        self.decoded.first { !names.contains($0.name) }?.name
+    }
+
     static func join(_ items: [(name: String, text: String)]) -> String {
         items.map(\.text).joined(separator: "&")
     }

@@ -38,12 +38,28 @@ extension Request {
         {
             throw JSONBodyError(message: "unknown member \(unknown)")
         }
+        return try JSONBodyError.decode(type, from: data, naming: "request body")
+    }
+}
+
+extension JSONBodyError {
+    /// Decodes small JSON bytes (a body, a multipart field), naming what they were in the refusal.
+    ///
+    /// - Parameters:
+    ///   - type: the expected type.
+    ///   - data: the JSON.
+    ///   - what: what the bytes were, as the message names them (`request body`, `user field`).
+    /// - Returns: the decoded value.
+    /// - Throws: `JSONBodyError` when the bytes are not JSON of the expected shape.
+    static func decode<Value: Decodable>(
+        _ type: Value.Type,
+        from data: Data,
+        naming what: String
+    ) throws(JSONBodyError) -> Value {
         do {
             return try JSONDecoder().decode(type, from: data)
-        } catch let error as JSONBodyError {
-            throw error
         } catch {
-            throw JSONBodyError(message: "request body is not valid JSON of the expected shape")
+            throw JSONBodyError(message: "\(what) is not valid JSON of the expected shape")
         }
     }
 }

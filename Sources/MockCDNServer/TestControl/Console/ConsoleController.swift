@@ -45,11 +45,6 @@ struct ConsoleController {
         /// browser logs the URL of a load that fails).
         let thumbnailFAT: String
         let objects: [Object]
-
-        enum CodingKeys: String, CodingKey {
-            case app, now, truncated, objects
-            case thumbnailFAT = "thumbnail_fat"
-        }
     }
 
     struct Object: Encodable {
@@ -66,22 +61,12 @@ struct ConsoleController {
         let height: Int?
         let thumbnail: String?
         let links: [Link]
-
-        enum CodingKeys: String, CodingKey {
-            case key, name, size, kind, etag, created, owner, channel, width, height, thumbnail, links
-            case contentType = "content_type"
-        }
     }
 
     struct Link: Encodable {
         let kind: String
         let url: String
         let expiresAt: Int64
-
-        enum CodingKeys: String, CodingKey {
-            case kind, url
-            case expiresAt = "expires_at"
-        }
     }
 
     func addRoutes(to group: some RouterMethods<AppRequestContext>) {
@@ -93,7 +78,7 @@ struct ConsoleController {
             }
             return Self.response(ByteBuffer(bytes: data), type: type, policy: Self.policy(nonce: nil))
         }
-        group.get("objects") { request, context in try await self.objects(request, base: self.links.base(for: request))
+        group.get("objects") { request, context in try await self.objects(context.query(of: request), base: self.links.base(for: request))
         }
     }
 
@@ -140,23 +125,19 @@ struct ConsoleController {
     }
 
     /// `GET /_mockcdn/objects?app=&prefix=&kind=image|video|other`.
-    func objects(_ request: Request, base: String) async throws -> Listing {
-        let query = request.uri.queryParameters
-        if let unknown = query.first(where: { !["app", "prefix", "kind"].contains(String($0.key)) }) {
-            throw HTTPError(
-                .badRequest,
-                message: "unknown parameter \(unknown.key.prefix(64)); use app, prefix or kind"
-            )
+    func objects(_ query: QueryItems, base: String) async throws -> Listing {
+        if let unknown = query.firstName(notIn: ["app", "prefix", "kind"]) {
+            throw HTTPError(.badRequest, message: "unknown parameter \(unknown.prefix(64)); use app, prefix or kind")
         }
-        let appID = query["app"].map(String.init) ?? self.apps.apps[0].id
+        let appID = query.first("app") ?? self.apps.apps[0].id
         guard let app = self.apps.app(id: appID) else {
             throw HTTPError(.badRequest, message: "app \(appID.prefix(64)) is not an app of this server")
         }
-        let kind = query["kind"].map(String.init)
+        let kind = query.first("kind")
         if let kind, !["image", "video", "other"].contains(kind) {
             throw HTTPError(.badRequest, message: "kind must be image, video or other")
         }
-        let prefix = query["prefix"].map(String.init) ?? ""
+        let prefix = query.first("prefix") ?? ""
         let now = self.clock.unixSeconds
         // One FAT for the listing: the page reads thumbnails with it, and each FAT link carries it.
         let fat = app.configuration.fileAccessToken(user: "console", issuedAt: now, lifetime: Self.fatLifetime)

@@ -32,15 +32,30 @@ final class FaultInjector: Sendable {
         }
     }
 
-    /// A rule as the controllers show it: its counters as they stood when read.
-    struct Rule: Sendable {
+    /// A rule as `GET /_mockcdn/faults` shows it: its counters as they stood when read.
+    struct Rule: Sendable, Encodable {
         let id: String
         let match: Match
-        /// Hits left; nil for no limit.
+        /// Hits left; nil for no limit, written as null.
         var remaining: Int?
         let probability: Double
         let action: Action
         var hits = 0
+
+        enum CodingKeys: String, CodingKey {
+            case id, match, remaining, probability, action, hits
+        }
+
+        // `remaining` is written as null for no limit, as the contract shows it.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(self.id, forKey: .id)
+            try container.encode(self.match, forKey: .match)
+            try container.encode(self.remaining, forKey: .remaining)
+            try container.encode(self.probability, forKey: .probability)
+            try container.encode(self.action, forKey: .action)
+            try container.encode(self.hits, forKey: .hits)
+        }
     }
 
     /// A rule as kept: its pattern compiled when it is added, its counters atomic, so a request matches and

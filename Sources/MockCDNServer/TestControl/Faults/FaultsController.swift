@@ -27,32 +27,8 @@ struct FaultsController {
         let id: String
     }
 
-    struct Rule: Encodable {
-        let id: String
-        let match: FaultInjector.Match
-        /// Hits left; null for no limit.
-        let remaining: Int?
-        let probability: Double
-        let action: FaultInjector.Action
-        let hits: Int
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(self.id, forKey: .id)
-            try container.encode(self.match, forKey: .match)
-            try container.encode(self.remaining, forKey: .remaining)
-            try container.encode(self.probability, forKey: .probability)
-            try container.encode(self.action, forKey: .action)
-            try container.encode(self.hits, forKey: .hits)
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case id, match, remaining, probability, action, hits
-        }
-    }
-
     struct Listing: ResponseEncodable {
-        let faults: [Rule]
+        let faults: [FaultInjector.Rule]
     }
 
     func addRoutes(to group: some RouterMethods<AppRequestContext>) {
@@ -74,18 +50,7 @@ struct FaultsController {
             return EditedResponse(status: .created, response: Created(id: id))
         }
         group.get("faults") { _, _ in
-            Listing(
-                faults: self.faults.rules.map {
-                    Rule(
-                        id: $0.id,
-                        match: $0.match,
-                        remaining: $0.remaining,
-                        probability: $0.probability,
-                        action: $0.action,
-                        hits: $0.hits
-                    )
-                }
-            )
+            Listing(faults: self.faults.rules)
         }
         group.delete("faults") { _, _ in
             self.faults.clear()

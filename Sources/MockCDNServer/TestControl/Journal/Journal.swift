@@ -48,6 +48,7 @@ final class Journal: Sendable {
         }
     }
 
+
     /// Parameter names whose values are secrets, compared after `canonicalName` (percent-decoded, lower-cased,
     /// cut at a `[`), so `FAT`, `Fat`, `%66at` and `fat[]` are all `fat`. Each is a credential in itself:
     /// - `fat`: a CometChat File Access Token;
@@ -338,5 +339,35 @@ enum Redaction {
         }
         out += bytes[position...]
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension Journal.Entry: Encodable {
+    enum CodingKeys: String, CodingKey {
+        case id, clock, method, path, query, credential, status, fault, reason
+        case receivedAt = "received_at"
+        case bytesIn = "bytes_in"
+        case bytesOut = "bytes_out"
+        case durationMilliseconds = "duration_ms"
+    }
+
+    /// The entry as `GET /_mockcdn/requests` shows it, at this moment; `fault` and `reason` are written as
+    /// null when there is none, as the contract shows them.
+    func encode(to encoder: any Encoder) throws {
+        let state = self.snapshot
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.id, forKey: .id)
+        try container.encode((self.receivedAt * 1000).rounded() / 1000, forKey: .receivedAt)
+        try container.encode(self.clock, forKey: .clock)
+        try container.encode(self.method, forKey: .method)
+        try container.encode(self.path, forKey: .path)
+        try container.encode(self.query, forKey: .query)
+        try container.encode(state.credential.rawValue, forKey: .credential)
+        try container.encode(state.status, forKey: .status)
+        try container.encode(state.bytesIn, forKey: .bytesIn)
+        try container.encode(state.bytesOut, forKey: .bytesOut)
+        try container.encode((state.durationMilliseconds * 1000).rounded() / 1000, forKey: .durationMilliseconds)
+        try container.encode(state.fault, forKey: .fault)
+        try container.encode(state.reason, forKey: .reason)
     }
 }

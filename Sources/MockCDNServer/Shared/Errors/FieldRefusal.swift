@@ -1,0 +1,26 @@
+import MockCDNCore
+
+/// An input error about one named part of a request (a field, an entry of a list): its message starts with
+/// that name, `upload_sizes[1]: width must be 1...4096`, and every envelope answers it as invalid input.
+struct FieldRefusal: CategorizedError {
+    let field: String
+    let message: String
+
+    var category: ErrorCategory { .invalidInput }
+    var publicMessage: String { "\(self.field): \(self.message)" }
+
+    /// Runs `body`, naming `field` in any invalid-input error it throws; other errors pass as they are.
+    ///
+    /// - Parameters:
+    ///   - field: the part of the request `body` checks.
+    ///   - body: the check.
+    /// - Returns: what `body` returns.
+    /// - Throws: `FieldRefusal` for an invalid-input error of `body`; any other error of `body`.
+    static func naming<Value>(_ field: String, _ body: () throws -> Value) throws -> Value {
+        do {
+            return try body()
+        } catch let error as any CategorizedError where error.category == .invalidInput {
+            throw FieldRefusal(field: field, message: error.publicMessage)
+        }
+    }
+}
