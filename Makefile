@@ -18,7 +18,7 @@ SERVE_FLAGS ?=
 VENV := $(CURDIR)/.venv
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test architecture-check test-swift test-consumer test-compat test-helpers test-java dist dist-deps dist-check client-isolation openapi-check format format-check bench-startup \
+.PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test architecture-check test-swift test-consumer test-compat test-helpers test-java dist dist-deps dist-check client-isolation openapi-check docs format format-check bench-startup \
 	bench-upload bench-resize bench soak fuzz test-stress clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
@@ -89,7 +89,7 @@ serve: deps video-deps
 	.build/release/mockcdn serve $(SERVE_FLAGS)
 
 ## test: every test suite the project has.
-test: deps video-deps py-deps format-check architecture-check openapi-check client-isolation test-swift test-consumer test-compat \
+test: deps video-deps py-deps format-check architecture-check openapi-check client-isolation docs test-swift test-consumer test-compat \
 	test-helpers test-java
 
 # Built first, then run with a bound: a normal run takes 0.5 to 2 minutes, and a hang fails in 10, naming the
@@ -165,6 +165,16 @@ client-isolation:
 ## openapi-check: openapi.yaml is a valid OpenAPI 3.1 document.
 openapi-check: py-deps
 	python3 -m openapi_spec_validator openapi.yaml
+
+## docs: the API reference of MockCDNClient and MockCDNTesting, built by DocC (swift-docc-plugin) into
+## .build/docs/MockCDNClient.doccarchive and .build/docs/MockCDNTesting.doccarchive, DocC's warnings as errors;
+## then fails naming any public symbol of the two without a doc comment (scripts/check-doc-comments.py).
+DOCS_DIR := $(CURDIR)/.build/docs
+docs: deps
+	rm -rf $(DOCS_DIR) && mkdir -p $(DOCS_DIR) && touch $(DOCS_DIR)/.started
+	$(SWIFT) package --allow-writing-to-directory $(DOCS_DIR) generate-documentation \
+		--target MockCDNClient --target MockCDNTesting --output-path $(DOCS_DIR) --warnings-as-errors
+	python3 scripts/check-doc-comments.py --newer-than $(DOCS_DIR)/.started MockCDNClient MockCDNTesting
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel Package.swift Sources Tests

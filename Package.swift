@@ -46,6 +46,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         // The S3 store's HTTP client (connection pool, time limits); requests are signed with MockCDN's SigV4.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // `make docs`: the DocC archives of MockCDNClient and MockCDNTesting (`swift package generate-documentation`).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     // MARK: - Targets
     targets: [

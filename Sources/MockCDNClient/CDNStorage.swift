@@ -5,15 +5,23 @@ import FoundationNetworking
 #endif
 
 /// What an upload gives back, as Stream's `UploadedFile`.
+///
+/// The links are CloudFront custom-policy links in the shape Stream's CDN issues, valid for the app's
+/// `link_ttl` (14 days by default) from the server's clock.
 public struct UploadedFile: Sendable, Equatable {
     /// The signed link of the stored file.
     public var fileURL: URL
-    /// The signed thumbnail link (images).
+    /// The signed thumbnail link: an image's (150 x 150, clip), or a video's poster; nil for other files.
     public var thumbnailURL: URL?
     /// One signed link per size asked for in `AttachmentUploadOptions.uploadSizes`, in the same order.
     public var sizedURLs: [URL]
 
     /// A result with a file link and, for images, a thumbnail link and the links of the sizes asked for.
+    ///
+    /// - Parameters:
+    ///   - fileURL: the signed link of the stored file.
+    ///   - thumbnailURL: the signed thumbnail link, if any.
+    ///   - sizedURLs: the links of the sizes asked for, in order.
     public init(fileURL: URL, thumbnailURL: URL? = nil, sizedURLs: [URL] = []) {
         self.fileURL = fileURL
         self.thumbnailURL = thumbnailURL
@@ -25,24 +33,38 @@ public struct UploadedFile: Sendable, Equatable {
 public struct AttachmentUploadOptions: Sendable {
     /// Which Stream endpoint and policy: `image` (sniffed image types, thumbnail) or `file`.
     public enum Kind: String, Sendable {
-        case image, file
+        /// An image route: only Stream's image types, the image upload settings, a thumbnail link.
+        case image
+        /// A file route: any type the app's file upload settings allow.
+        case file
     }
 
     /// Image or file.
     public var kind: Kind
-    /// `type:id` of the channel to upload to (the uploader joins it); nil for `/api/v2/uploads`.
+    /// `type:id` of the channel to upload to (the uploader joins it, and the channel's listing shows the
+    /// upload); nil for `/api/v2/uploads`, which belongs to no channel.
     public var channel: String?
-    /// The name the server stores (default: the file's name, or `file`).
+    /// The file name sent with the upload (default: the local file's name, or `file`); the server keeps it as
+    /// the original name and stores a sanitised form of it in the key.
     public var fileName: String?
     /// The declared type of the part; the server sniffs the bytes and defers to them when missing.
     public var mimeType: String?
     /// Stream's `upload_sizes`: resized links the answer should carry besides the file's (images). The server
     /// checks each as it checks a read's resize, and refuses the upload, storing nothing, when one is invalid.
     public var uploadSizes: [CDNImageResize]
-    /// Called with the fraction sent, 0...1, as the body goes out.
+    /// Called with the fraction of the multipart body sent, 0...1, as it goes out; from URLSession's delegate
+    /// queue, not the caller's.
     public var progress: (@Sendable (Double) -> Void)?
 
     /// Upload options; a file upload to `/api/v2/uploads/file` by default.
+    ///
+    /// - Parameters:
+    ///   - kind: image or file route.
+    ///   - channel: `type:id` of the channel to upload to; nil for no channel.
+    ///   - fileName: the name to send; nil for the local file's name.
+    ///   - mimeType: the declared type; nil sends `application/octet-stream`.
+    ///   - uploadSizes: extra resized links to ask for (images).
+    ///   - progress: called with the fraction sent.
     public init(
         kind: Kind = .file,
         channel: String? = nil,
@@ -61,22 +83,42 @@ public struct AttachmentUploadOptions: Sendable {
 }
 
 /// Stream's `CDNStorage`: upload a local file, delete a remote one.
+///
+/// Stream's SDK sends every attachment through its storage, so an app can replace the CDN in one place;
+/// ``MockCDNStorage`` is MockCDN's.
 public protocol CDNStorage: Sendable {
+    /// Uploads a local file.
+    ///
+    /// - Parameters:
+    ///   - localUrl: the file to upload.
+    ///   - options: image or file, channel, name, type, sizes, progress.
+    ///   - completion: called once with the uploaded file's links, or with why the upload failed.
     func uploadAttachment(
         localUrl: URL,
         options: AttachmentUploadOptions,
         completion: @escaping @Sendable (Result<UploadedFile, any Error>) -> Void
     )
+    /// Deletes an uploaded file.
+    ///
+    /// - Parameters:
+    ///   - remoteUrl: the file's link, as the upload answered it (signed or not).
+    ///   - completion: called once with nil on success, or with why the delete failed.
     func deleteAttachment(remoteUrl: URL, completion: @escaping @Sendable ((any Error)?) -> Void)
 }
 
-/// Uploads to and deletes from MockCDN's Stream-compatible endpoints with the user token, streaming the
-/// multipart body from a temporary file so progress is real and memory stays flat.
+/// Uploads to, lists and deletes from MockCDN's Stream-compatible endpoints with the user token.
+///
+/// The multipart body is written to a temporary file first and sent from there, so progress reports the
+/// bytes really sent. On Apple platforms the file streams, so memory stays flat; on Linux the body is read
+/// into memory, because FoundationNetworking's file upload can crash when the task is cancelled mid-read.
+/// Every call needs a user token from ``MockCDNClientConfiguration/userTokenProvider``.
 public struct MockCDNStorage: CDNStorage {
     /// Server, app and credentials.
     public let configuration: MockCDNClientConfiguration
 
     /// A storage for `configuration`.
+    ///
+    /// - Parameter configuration: server, app and credentials; uploads use its user token and API key.
     public init(configuration: MockCDNClientConfiguration) {
         self.configuration = configuration
     }
@@ -85,9 +127,11 @@ public struct MockCDNStorage: CDNStorage {
     ///
     /// - Parameters:
     ///   - localURL: the file.
-    ///   - options: image or file, channel, name, type, progress.
-    /// - Returns: the signed file and thumbnail links.
-    /// - Throws: `MockCDNClientError`, or `CancellationError` when the task is cancelled.
+    ///   - options: image or file, channel, name, type, sizes, progress.
+    /// - Returns: the signed file and thumbnail links, and one link per size asked for.
+    /// - Throws: ``MockCDNClientError``: `.notLoggedIn` without a user token, `.invalidURL` when the file
+    ///   cannot be read or the channel is not `type:id`, `.invalidResponse` naming the status when the server
+    ///   does not answer 201, `.network`; or `CancellationError` when the task is cancelled.
     public func upload(localURL: URL, options: AttachmentUploadOptions) async throws -> UploadedFile {
         let name = options.fileName ?? (localURL.lastPathComponent.isEmpty ? "file" : localURL.lastPathComponent)
         return try await self.upload(options: options, fileName: name) { output in
@@ -107,11 +151,26 @@ public struct MockCDNStorage: CDNStorage {
     }
 
     /// Uploads bytes from memory.
+    ///
+    /// - Parameters:
+    ///   - data: the file's bytes.
+    ///   - options: image or file, channel, name (`file` when nil), type, sizes, progress.
+    /// - Returns: the signed file and thumbnail links, and one link per size asked for.
+    /// - Throws: as ``upload(localURL:options:)``.
     public func upload(data: Data, options: AttachmentUploadOptions) async throws -> UploadedFile {
         try await self.upload(options: options, fileName: options.fileName ?? "file") { $0.write(data) }
     }
 
     /// Deletes a file by its link (signed or not); the uploader's token or a server token.
+    ///
+    /// The server drops the object's resized variants and video poster with it; every later read is 404.
+    ///
+    /// - Parameters:
+    ///   - remoteURL: the file's link, as the upload answered it.
+    ///   - kind: which route to send the delete to; the server deletes the object the link names either way.
+    /// - Throws: ``MockCDNClientError``: `.notLoggedIn` without a user token, `.invalidResponse` naming the
+    ///   status when the server does not answer 200 (404 for a missing object, 403 for another user's),
+    ///   `.network`.
     public func delete(remoteURL: URL, kind: AttachmentUploadOptions.Kind = .file) async throws {
         var components = URLComponents(
             url: self.configuration.baseURL.appendingPathComponent("api/v2/uploads/\(kind.rawValue)"),
@@ -136,7 +195,9 @@ public struct MockCDNStorage: CDNStorage {
     public struct ListedUpload: Sendable, Decodable {
         /// A link signed now: it works even when the one the upload answered has expired.
         public let file: URL
+        /// The file name the upload was sent with (else the key's last segment).
         public let name: String
+        /// The uploader; nil for an upload a server token made without naming a user.
         public let userID: String?
 
         enum CodingKeys: String, CodingKey {
@@ -151,8 +212,11 @@ public struct MockCDNStorage: CDNStorage {
     /// - Parameters:
     ///   - channel: `type:id`.
     ///   - limit: 1...1000 (the server's default is 100).
-    ///   - offset: how many to skip.
-    /// - Throws: `MockCDNClientError`.
+    ///   - offset: how many to skip; nil for none.
+    /// - Returns: the uploads, oldest first.
+    /// - Throws: ``MockCDNClientError``: `.invalidURL` when the channel is not `type:id`, `.notLoggedIn`
+    ///   without a user token, `.invalidResponse` for an answer other than 200 (403 when the user is not a
+    ///   member) or one that does not decode, `.network`.
     public func uploads(channel: String, limit: Int? = nil, offset: Int? = nil) async throws -> [ListedUpload] {
         let parts = channel.split(separator: ":", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { throw MockCDNClientError.invalidURL("a channel is type:id, not \(channel)") }
@@ -180,7 +244,12 @@ public struct MockCDNStorage: CDNStorage {
         }
     }
 
-    /// The completion-handler form of `upload(localURL:options:)` (`CDNStorage`).
+    /// The completion-handler form of ``upload(localURL:options:)`` (``CDNStorage``).
+    ///
+    /// - Parameters:
+    ///   - localUrl: the file to upload.
+    ///   - options: image or file, channel, name, type, sizes, progress.
+    ///   - completion: called once, from a task of its own, with the uploaded file or the error.
     public func uploadAttachment(
         localUrl: URL,
         options: AttachmentUploadOptions,
@@ -195,7 +264,11 @@ public struct MockCDNStorage: CDNStorage {
         }
     }
 
-    /// The completion-handler form of `delete(remoteURL:)` (`CDNStorage`); nil on success.
+    /// The completion-handler form of ``delete(remoteURL:kind:)`` (``CDNStorage``), on the file route.
+    ///
+    /// - Parameters:
+    ///   - remoteUrl: the file's link, as the upload answered it.
+    ///   - completion: called once, from a task of its own, with nil on success or the error.
     public func deleteAttachment(remoteUrl: URL, completion: @escaping @Sendable ((any Error)?) -> Void) {
         Task {
             do {

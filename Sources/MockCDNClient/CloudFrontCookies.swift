@@ -4,10 +4,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// CloudFront signed cookies, as a web app's backend hands them out (`Set-Cookie` lines, or name-value pairs):
-/// one set authorises every media URL its policy covers. For a loader that cannot share a browser's cookie
+/// CloudFront signed cookies, as a web app's backend hands them out (`Set-Cookie` lines, or name-value pairs).
+///
+/// One set authorises every media URL its policy covers. For a loader that cannot share a browser's cookie
 /// jar: attach them to a `URLRequest`, or put them in an `HTTPCookieStorage` (a `URLSession`'s, or a web
-/// view's store) for the media host.
+/// view's store) for the media host. MockCDN reads them only when the URL carries no CloudFront signature of
+/// its own, as CloudFront does.
 public struct CloudFrontCookies: Sendable, Equatable {
     /// The names CloudFront reads; anything else in the input is left out.
     public static let names: Set<String> = [
@@ -22,7 +24,10 @@ public struct CloudFrontCookies: Sendable, Equatable {
 
     /// Cookies from name-value pairs.
     ///
-    /// - Throws: `MockCDNClientError.invalidResponse` without `CloudFront-Signature` and
+    /// - Parameters:
+    ///   - values: the cookies by name; names outside ``names`` are left out.
+    ///   - path: the path they apply under; one not starting with `/` becomes `/`.
+    /// - Throws: ``MockCDNClientError/invalidResponse`` without `CloudFront-Signature` and
     ///   `CloudFront-Key-Pair-Id`.
     public init(values: [String: String], path: String = "/") throws(MockCDNClientError) {
         let kept = values.filter { Self.names.contains($0.key) }
@@ -36,7 +41,8 @@ public struct CloudFrontCookies: Sendable, Equatable {
     /// Cookies from `Set-Cookie` header lines (with or without the `Set-Cookie:` name), as
     /// `mockcdn sign cookies` prints them; the first `Path` attribute gives `path`.
     ///
-    /// - Throws: `MockCDNClientError.invalidResponse` when the lines hold no complete set.
+    /// - Parameter lines: the header lines; attributes other than `Path` are ignored.
+    /// - Throws: ``MockCDNClientError/invalidResponse`` when the lines hold no complete set.
     public init(setCookieLines lines: [String]) throws(MockCDNClientError) {
         var values: [String: String] = [:]
         var path: String? = nil
@@ -60,6 +66,8 @@ public struct CloudFrontCookies: Sendable, Equatable {
 
     /// Adds the cookies to `request`'s `Cookie` header (after any it has), and stops URLSession from
     /// replacing it with its own store's cookies.
+    ///
+    /// - Parameter request: the request to read media with.
     public func apply(to request: inout URLRequest) {
         let existing = request.value(forHTTPHeaderField: "Cookie").map { $0 + "; " } ?? ""
         request.setValue(existing + self.headerValue, forHTTPHeaderField: "Cookie")
@@ -68,6 +76,9 @@ public struct CloudFrontCookies: Sendable, Equatable {
 
     /// The cookies as `HTTPCookie`s for `url`'s host and `path`, for an `HTTPCookieStorage` (secure when the
     /// URL is https).
+    ///
+    /// - Parameter url: a URL on the media host.
+    /// - Returns: one cookie per name, sorted by name; none when `url` has no host.
     public func httpCookies(for url: URL) -> [HTTPCookie] {
         guard let host = url.host else { return [] }
         return self.values.sorted { $0.key < $1.key }.compactMap { name, value in

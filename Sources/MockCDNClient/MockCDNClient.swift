@@ -4,9 +4,11 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The companion client of MockCDN, shaped after the SDK APIs app teams use: CometChat's secure-media
-/// helpers (`secureMedia`, `presigned`) and Stream's `CDNStorage` and `CDNRequester` (`storage`,
-/// `requester`). Foundation only: it runs in an iOS app and on Linux, and knows nothing of the server.
+/// The companion client of MockCDN, shaped after the SDK APIs app teams use.
+///
+/// It bundles CometChat's secure-media helpers (``secureMedia``, ``presigned``) and Stream's ``CDNStorage``
+/// and ``CDNRequester`` (``storage``, ``requester``), all over one configuration. Foundation only: it runs
+/// in an iOS app and on Linux, and knows nothing of the server.
 public struct MockCDNClient: Sendable {
     /// Server, app and credentials.
     public let configuration: MockCDNClientConfiguration
@@ -19,9 +21,12 @@ public struct MockCDNClient: Sendable {
     /// Stream's `CDNRequester`: image and file requests.
     public let requester: MockCDNRequester
 
+    /// A client for `configuration`.
+    ///
     /// - Parameters:
     ///   - configuration: server, app and credentials.
-    ///   - session: the session for presign calls and media reads.
+    ///   - session: the session for presign calls, media reads and FAT mints. The storage's uploads run on
+    ///     sessions of their own (for their progress), its deletes and listings on `URLSession.shared`.
     public init(configuration: MockCDNClientConfiguration, session: URLSession = .shared) {
         self.configuration = configuration
         self.secureMedia = SecureMedia(configuration: configuration)
@@ -32,7 +37,10 @@ public struct MockCDNClient: Sendable {
 
     /// The bytes a request built by `requester` answers (a resized image, a file), with its FAT.
     ///
-    /// - Throws: `MockCDNClientError.invalidResponse` naming the status when it is not 200.
+    /// - Parameter request: a request from ``requester``, with its headers.
+    /// - Returns: the body of a 200 answer.
+    /// - Throws: ``MockCDNClientError/invalidResponse`` naming the status when it is not 200; `.network`
+    ///   when the request does not get through.
     public func data(for request: CDNRequest) async throws -> Data {
         let (data, status) = try await self.presigned.send(request.urlRequest)
         guard status == 200 else {
@@ -41,8 +49,11 @@ public struct MockCDNClient: Sendable {
         return data
     }
 
-    /// A File Access Token as the app API mints it for the logged-in user: `POST /v1/apps/{app}/fat` with the
-    /// user token, the way a CometChat login hands one out. Give `token` to `fatProvider`.
+    /// A File Access Token as the app API mints it for the logged-in user.
+    ///
+    /// ``MockCDNClient/MockCDNClient/mintFileAccessToken(ttl:)`` gets one with `POST /v1/apps/{app}/fat` and
+    /// the user token, the way a CometChat login hands one out. Give ``token`` to
+    /// ``MockCDNClientConfiguration/fatProvider``.
     public struct MintedFileAccessToken: Sendable, Equatable {
         /// The token, unencoded.
         public let token: String
@@ -55,6 +66,7 @@ public struct MockCDNClient: Sendable {
     /// Mints a File Access Token for the user of `userTokenProvider`.
     ///
     /// - Parameter ttl: its lifetime in seconds, 1 to 30 days; nil for the server's default (one hour).
+    /// - Returns: the token, its user and its expiry.
     /// - Throws: `MockCDNClientError.notLoggedIn` without a user token or when the server refuses it;
     ///   `.invalidResponse` naming the status otherwise.
     public func mintFileAccessToken(ttl: Int? = nil) async throws(MockCDNClientError) -> MintedFileAccessToken {

@@ -1,6 +1,8 @@
 import Foundation
 
 /// How a client sends its File Access Token with media requests, as CometChat's `SecureMediaMode`.
+///
+/// The server accepts both on every read; the mode decides what the client builds.
 public enum SecureMediaMode: Int, Sendable {
     /// The token rides in the URL as `?fat=...` (CometChat's default).
     case embedded = 0
@@ -9,6 +11,9 @@ public enum SecureMediaMode: Int, Sendable {
 }
 
 /// Where MockCDN is and who the client is.
+///
+/// The credentials are read through closures each time a request is built, so a test or an app can log in,
+/// log out or refresh a token without making a new client.
 public struct MockCDNClientConfiguration: Sendable {
     /// The server, e.g. `http://127.0.0.1:8080`.
     public var baseURL: URL
@@ -17,7 +22,7 @@ public struct MockCDNClientConfiguration: Sendable {
     /// The app's API key (Stream's `api_key` query parameter).
     public var apiKey: String
     /// `host[:port]` whose media needs the FAT (CometChat's `SECURED_MEDIA_HOST`); by default the base
-    /// URL's.
+    /// URL's. Compared without case and without the scheme's default port, as the server writes it.
     public var secureMediaHost: String
     /// Where the FAT goes: the URL (embedded) or a header.
     public var secureMediaMode: SecureMediaMode
@@ -26,6 +31,8 @@ public struct MockCDNClientConfiguration: Sendable {
     /// The current Stream user token (JWT), for uploads and deletes.
     public var userTokenProvider: @Sendable () -> String?
 
+    /// A configuration for the app `appID` on the server at `baseURL`; the defaults are MockCDN's demo app.
+    ///
     /// - Parameters:
     ///   - baseURL: the server.
     ///   - appID: the app id (CometChat's app id, the first path segment of media URLs).

@@ -1,6 +1,10 @@
 import Foundation
 
 /// Why a MockCDN client call failed.
+///
+/// Compare with the static members (`error == .notLoggedIn`): equality looks at the kind only, and
+/// ``detail`` says what exactly happened. A struct rather than an enum, so kinds can be added without
+/// breaking a caller's `switch`.
 public struct MockCDNClientError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Kind: Sendable, Equatable {
         case notLoggedIn, invalidURL, network, invalidResponse
@@ -15,13 +19,16 @@ public struct MockCDNClientError: Error, Sendable, Equatable, CustomStringConver
         self.detail = detail
     }
 
-    /// No File Access Token, or the server refused it (`ERR_NOT_LOGGED_IN`).
+    /// No credential (a File Access Token, or the user token uploads and mints need), or the server refused it
+    /// (401, `ERR_NOT_LOGGED_IN`).
     public static let notLoggedIn = MockCDNClientError(.notLoggedIn, "not logged in")
-    /// The URL is not a media URL of this app (`ERR_INVALID_URL`).
+    /// The URL is not a media URL of this app (`ERR_INVALID_URL`), or a local input is unusable: a file that
+    /// cannot be read, a channel that is not `type:id`.
     public static let invalidURL = MockCDNClientError(.invalidURL, "invalid media URL")
     /// The request did not reach the server or its answer did not come back.
     public static let network = MockCDNClientError(.network, "network error")
-    /// The server answered something unexpected.
+    /// The server answered something unexpected (a status, or a body that does not decode); also cookies that
+    /// are not a complete CloudFront set (``CloudFrontCookies``).
     public static let invalidResponse = MockCDNClientError(.invalidResponse, "invalid response")
 
     static func notLoggedIn(_ detail: String) -> MockCDNClientError { .init(.notLoggedIn, detail) }
@@ -30,8 +37,13 @@ public struct MockCDNClientError: Error, Sendable, Equatable, CustomStringConver
     static func invalidResponse(_ detail: String) -> MockCDNClientError { .init(.invalidResponse, detail) }
 
     /// Errors are equal when they are of the same kind, whatever the detail.
+    ///
+    /// - Parameters:
+    ///   - lhs: an error.
+    ///   - rhs: another error.
+    /// - Returns: true when both are of the same kind.
     public static func == (lhs: MockCDNClientError, rhs: MockCDNClientError) -> Bool { lhs.kind == rhs.kind }
 
-    /// The detail.
+    /// The detail, so a failed test prints what happened.
     public var description: String { self.detail }
 }

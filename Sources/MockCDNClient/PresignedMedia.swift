@@ -4,15 +4,21 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// CometChat's `fetchPresignedUrl(for:)`: a ~5-minute SigV4 link for a media URL, for image loaders and
-/// players that cannot add headers; and a loader that reads through one, fetching a fresh link once when
-/// the first answers 403 (an expired link).
+/// CometChat's `fetchPresignedUrl(for:)`: a short-lived SigV4 link for a media URL.
+///
+/// For image loaders and players that cannot add headers: the link lives the app's `presign_ttl` (5 minutes
+/// by default) and needs no other credential. ``loadMedia(from:)`` reads through one, fetching a fresh link
+/// once when the first answers 403 (an expired link).
 public struct PresignedMedia: Sendable {
     /// Server, app and credentials.
     public let configuration: MockCDNClientConfiguration
     let session: URLSession
 
     /// Presigned media for `configuration`, over `session`.
+    ///
+    /// - Parameters:
+    ///   - configuration: server, app and the FAT that presign calls send.
+    ///   - session: the session for presign calls and media reads.
     public init(configuration: MockCDNClientConfiguration, session: URLSession = .shared) {
         self.configuration = configuration
         self.session = session
@@ -60,7 +66,11 @@ public struct PresignedMedia: Sendable {
         }
     }
 
-    /// The completion-handler form of `fetchPresignedURL(for:)`, for code that is not async.
+    /// The completion-handler form of ``fetchPresignedURL(for:)``, for code that is not async.
+    ///
+    /// - Parameters:
+    ///   - url: a media URL of the app.
+    ///   - completion: called once, from a task of its own, with the presigned URL or the error.
     public func fetchPresignedURL(
         for url: URL,
         completion: @escaping @Sendable (Result<URL, MockCDNClientError>) -> Void

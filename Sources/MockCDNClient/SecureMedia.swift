@@ -4,8 +4,11 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// CometChat's secure-media helpers (`Utils.shared` and `createHeaderBasedMediaRequest(for:)`): where the
-/// File Access Token goes, and how URLs carrying one are cleaned.
+/// CometChat's secure-media helpers (`Utils.shared` and `createHeaderBasedMediaRequest(for:)`).
+///
+/// They decide where the File Access Token goes (the URL or a header, by
+/// ``MockCDNClientConfiguration/secureMediaMode``), and clean URLs that carry one. Only URLs on the secure
+/// media host get a FAT.
 public struct SecureMedia: Sendable {
     /// Server, app and credentials.
     public let configuration: MockCDNClientConfiguration
@@ -14,6 +17,8 @@ public struct SecureMedia: Sendable {
     public static let fatName = "fat"
 
     /// Helpers for `configuration`.
+    ///
+    /// - Parameter configuration: server, app, secure-media mode and host, and the FAT.
     public init(configuration: MockCDNClientConfiguration) {
         self.configuration = configuration
     }
@@ -33,6 +38,9 @@ public struct SecureMedia: Sendable {
     }
 
     /// Whether `url` is on the secure media host.
+    ///
+    /// - Parameter url: any URL.
+    /// - Returns: false when no secure media host is configured.
     public func isSecureMediaURL(_ url: URL) -> Bool {
         !self.secureMediaHost.isEmpty
             && MockCDNClientConfiguration.authority(of: url)
@@ -41,17 +49,24 @@ public struct SecureMedia: Sendable {
 
     /// True when a request for `url` should carry the `fat` header: header mode is enabled and the URL is
     /// on the secure media host.
+    ///
+    /// - Parameter url: the URL to be read.
     public func shouldInjectFatHeader(for url: URL) -> Bool {
         self.isHeaderModeEnabled && self.isSecureMediaURL(url)
     }
 
     /// Whether the URL's query has a `fat` parameter, also after a stray second `?`.
+    ///
+    /// - Parameter url: any URL.
     public func hasFatQueryParam(in url: URL) -> Bool {
         QueryText(url).items.contains { $0.name == Self.fatName }
     }
 
     /// The URL without any `fat` query parameter (all of them, also after a stray second `?`); every other
     /// parameter and the fragment stay as they were.
+    ///
+    /// - Parameter url: any URL.
+    /// - Returns: the URL, cleaned; `url` itself when the result would not parse.
     public func stripFatQueryParam(from url: URL) -> URL {
         var query = QueryText(url)
         query.items.removeAll { $0.name == Self.fatName }
@@ -60,6 +75,9 @@ public struct SecureMedia: Sendable {
 
     /// A request for `url`: in header mode, for a URL on the secure media host, without any `fat` query
     /// parameter and with the `fat` header (percent-decoded); otherwise a plain request for the URL.
+    ///
+    /// - Parameter url: the media URL.
+    /// - Returns: the request to send.
     public func createHeaderBasedMediaRequest(for url: URL) -> URLRequest {
         guard self.shouldInjectFatHeader(for: url), let fat = self.decodedFat else { return URLRequest(url: url) }
         var request = URLRequest(url: self.stripFatQueryParam(from: url))
@@ -69,6 +87,9 @@ public struct SecureMedia: Sendable {
 
     /// In embedded mode, for a URL on the secure media host, the URL with the FAT appended as `fat=`,
     /// percent-encoded so `+ / =` survive (any old `fat` is replaced); otherwise the URL unchanged.
+    ///
+    /// - Parameter url: the media URL.
+    /// - Returns: the URL to read.
     public func embeddingFat(in url: URL) -> URL {
         guard self.configuration.secureMediaMode == .embedded, self.isSecureMediaURL(url), let fat = self.decodedFat
         else { return url }

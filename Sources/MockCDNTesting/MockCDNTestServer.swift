@@ -10,10 +10,15 @@ import ServiceLifecycle
 @_exported import FoundationNetworking
 #endif
 
-/// A MockCDN server started for one test.
+/// A MockCDN server started for one test, or for one suite.
+///
+/// ``MockCDNTestServer/withRunning(_:_:)`` hands one to its body; ``shared`` is the one of a
+/// `@Suite(.mockCDN)`. It is a plain value: copies talk to the same server and share its clock.
 public struct RunningMockCDN: Sendable {
     /// `http://127.0.0.1:PORT`, with the port the server really bound.
     public let baseURL: URL
+    /// The configuration the server runs with: the one given, with host `127.0.0.1` and port 0 (the port
+    /// really bound is in ``baseURL``).
     public let configuration: ServerConfiguration
     /// The server's clock, read and moved directly (no request needed).
     public var clock: MockClock { self.configuration.clock }
@@ -28,6 +33,9 @@ public struct RunningMockCDN: Sendable {
 }
 
 /// Starts a real MockCDN server inside a test suite.
+///
+/// The server runs in the test's own process and answers real HTTP on loopback. It is the application
+/// `mockcdn serve` builds (`buildApplication`), so a test exercises the code the binary runs, not a stand-in.
 public enum MockCDNTestServer {
     /// MockCDN's sample media (`Fixtures/media`: images of every format, videos, a PDF, an SVG), found
     /// next to this package's sources, so it is there for a package that depends on MockCDN too.

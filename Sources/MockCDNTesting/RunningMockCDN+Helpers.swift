@@ -11,22 +11,41 @@ extension RunningMockCDN {
     // MARK: - Credentials at the server's clock
 
     /// A Stream user JWT for `user`, issued at the server's clock, without expiry (as Stream's are).
+    ///
+    /// - Parameters:
+    ///   - user: the token's `user_id`.
+    ///   - app: the app whose secret signs it; nil for the default app.
+    /// - Returns: the token, for `Authorization` (with `stream-auth-type: jwt`).
     public func userToken(_ user: String, app: AppConfiguration? = nil) -> String {
         (app ?? self.app).streamToken(user: user, issuedAt: self.clock.unixSeconds)
     }
 
     /// A Stream server JWT (`{"server":true}`), issued at the server's clock.
+    ///
+    /// - Parameter app: the app whose secret signs it; nil for the default app.
+    /// - Returns: the token, for `Authorization` (with `stream-auth-type: jwt`).
     public func serverToken(app: AppConfiguration? = nil) -> String {
         (app ?? self.app).streamToken(user: nil, issuedAt: self.clock.unixSeconds)
     }
 
     /// A File Access Token for `user`, valid for `lifetime` seconds from the server's clock.
+    ///
+    /// - Parameters:
+    ///   - user: the token's user.
+    ///   - lifetime: seconds until it expires, by the server's clock.
+    ///   - app: the app whose secret signs it; nil for the default app.
+    /// - Returns: the token, unencoded: percent-encode it for a query.
     public func fileAccessToken(user: String, lifetime: Int64 = 3600, app: AppConfiguration? = nil) -> String {
         (app ?? self.app).fileAccessToken(user: user, issuedAt: self.clock.unixSeconds, lifetime: lifetime)
     }
 
     /// A client for `user` of the default app, in `mode`: its tokens are minted at the server's clock each
     /// time it asks, so they stay valid however far a test moves the clock.
+    ///
+    /// - Parameters:
+    ///   - user: the user its user token and FAT (valid one hour) belong to.
+    ///   - mode: where it puts the FAT on media reads.
+    /// - Returns: a client of this server.
     public func client(user: String = "alice", mode: SecureMediaMode = .embedded) -> MockCDNClient {
         let app = self.app
         let clock = self.clock
@@ -49,11 +68,17 @@ extension RunningMockCDN {
     // MARK: - Clock
 
     /// Moves the server's clock forward (or back, with a negative count).
+    ///
+    /// - Parameters:
+    ///   - seconds: seconds to move.
+    ///   - days: days to move, added to `seconds`.
     public func advanceClock(seconds: Int64 = 0, days: Int64 = 0) {
         self.clock.advance(by: TimeInterval(seconds + days * 86_400))
     }
 
     /// Sets the server's clock; it runs on from there.
+    ///
+    /// - Parameter date: the server's new current time.
     public func setClock(to date: Date) {
         self.clock.set(date)
     }
@@ -61,29 +86,46 @@ extension RunningMockCDN {
     // MARK: - Control routes
 
     /// Back to the start-up state: objects (fixtures reloaded), variants, journal, faults, clock, channels.
+    ///
+    /// Tests that share a server (`@Suite(.mockCDN)`) call it first, so no test sees another's leftovers.
+    ///
+    /// - Throws: ``MockCDNTestServer/ControlError`` when the server does not answer 200; URLSession's error
+    ///   when it cannot be reached.
     public func reset() async throws {
         _ = try await self.control("POST", "/_mockcdn/reset", expecting: 200)
     }
 
-    /// One journal entry.
+    /// One journal entry: a request the server answered, as `GET /_mockcdn/requests` lists it.
     public struct JournalEntry: Decodable, Sendable {
         /// `r1`, `r2`, ... in arrival order.
         public let id: String
         /// The MockCDN clock when the request arrived, Unix seconds.
         public let clock: Int64
+        /// The request's method, or `-` for a request head the parser refused.
         public let method: String
+        /// The path as sent, at most 2,048 characters; secrets in it redacted.
         public let path: String
         /// Redacted: no token or signature.
         public let query: String
         /// The source of the credential that authorised the request: `fat-header`, `fat-query`,
-        /// `presigned`, `presigned-v2`, `cloudfront`, `jwt` or `none`.
+        /// `presigned`, `presigned-v2`, `cloudfront`, `cloudfront-cookie`, `jwt` or `none`; never the
+        /// credential itself.
         public let credential: String
+        /// The status answered.
         public let status: Int
         /// The fault rule that hit the request, if any.
         public let fault: String?
     }
 
     /// The journal, oldest first, filtered by method, path prefix and status.
+    ///
+    /// - Parameters:
+    ///   - method: only requests with this method; nil for any.
+    ///   - path: only paths starting with this; nil for any.
+    ///   - status: only answers with this status; nil for any.
+    /// - Returns: the entries, oldest first.
+    /// - Throws: ``MockCDNTestServer/ControlError`` when the server does not answer 200; URLSession's error
+    ///   when it cannot be reached; a decoding error when the answer is not the journal's JSON.
     public func journal(
         method: String? = nil,
         path: String? = nil,
@@ -103,6 +145,11 @@ extension RunningMockCDN {
     }
 
     /// Installs a fault rule, given as the JSON `POST /_mockcdn/faults` takes; returns its id.
+    ///
+    /// - Parameter json: the rule, e.g. `{"match":{"path":"/demo/"},"times":1,"action":{"status":503}}`.
+    /// - Returns: the rule's id (`f1`, `f2`, ...), as the journal's `fault` names it.
+    /// - Throws: ``MockCDNTestServer/ControlError`` when the server refuses the rule (any answer but 201);
+    ///   URLSession's error when it cannot be reached.
     @discardableResult
     public func addFault(_ json: String) async throws -> String {
         let data = try await self.control("POST", "/_mockcdn/faults", body: Data(json.utf8), expecting: 201)
@@ -111,6 +158,9 @@ extension RunningMockCDN {
     }
 
     /// Removes every fault rule.
+    ///
+    /// - Throws: ``MockCDNTestServer/ControlError`` when the server does not answer 204; URLSession's error
+    ///   when it cannot be reached.
     public func clearFaults() async throws {
         _ = try await self.control("DELETE", "/_mockcdn/faults", expecting: 204)
     }
@@ -143,8 +193,11 @@ extension RunningMockCDN {
 extension MockCDNTestServer {
     /// A control route answered something other than expected.
     public struct ControlError: Error, CustomStringConvertible {
+        /// The status the route answered (0 when the answer was not HTTP).
         public let status: Int
+        /// The method and target, then the start of the server's answer (at most 300 bytes).
         public let message: String
+        /// The status, then the message.
         public var description: String { "\(self.status) \(self.message)" }
     }
 }
