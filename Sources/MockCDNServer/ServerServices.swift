@@ -4,8 +4,8 @@ import MockCDNCore
 import Synchronization
 
 /// Every service a server runs with: tenants, storage, the clock, channel membership, link signing, resized
-/// variants, and the test-control state (journal, faults, metrics, fixtures). `addRoutes` hands each
-/// controller the ones it uses; only the reset, which touches them all, takes the whole.
+/// variants, and the test-control state (journal, faults, metrics, fixtures). `addSurfaces` hands each surface
+/// the ones it uses; only the reset, which touches them all, runs over the whole.
 struct ServerServices: Sendable {
     let apps: AppRegistry
     let store: any ObjectStore

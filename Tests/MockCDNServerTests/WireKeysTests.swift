@@ -37,7 +37,7 @@ struct WireKeysTests {
         }
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = WireKeys.encoding
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = try encoder.encode(Answer(thumbURL: "t", headers: ["Content-Type": "image/png"]))
         #expect(String(decoding: json, as: UTF8.self) == #"{"headers":{"Content-Type":"image/png"},"thumb_url":"t"}"#)
     }

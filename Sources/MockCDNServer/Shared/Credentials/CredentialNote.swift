@@ -5,9 +5,9 @@ import Hummingbird
 ///
 /// It travels one way, outwards with the answer. A route that has authenticated its request runs the rest
 /// of its work through `CredentialNote.answer`, which marks the response it returns with an internal header,
-/// or wraps the error it throws in a `NotedError`. Each group's `ErrorEnvelopeMiddleware` renders the
-/// wrapped error and keeps the note on it, and `TestControlMiddleware`, which the answer meets next, reads
-/// the note and takes it off: the header never reaches a client. No handler stores anything for a
+/// or wraps the error it throws in a `NotedError`. Each group's `ErrorEnvelopeMiddleware` answers the
+/// wrapped error and puts the note on that answer, and `JournalMiddleware`, which the answer meets on its
+/// way out, reads the note and takes it off: the header never reaches a client. No handler stores anything for a
 /// middleware to read back, and a request refused before it authenticated carries no note (`none`).
 enum CredentialNote {
     /// Internal: removed before the answer leaves the server.

@@ -11,7 +11,7 @@ public struct AppRequestContext: RequestContext {
     public let started: ContinuousClock.Instant
     /// The connection, for what is written outside the response (`100 Continue`, `EarlyAnswerMiddleware`).
     let channel: any Channel
-    /// The request's query, parsed once by `TestControlMiddleware` on its way in and handed down; nil on
+    /// The request's query, parsed once by `JournalMiddleware` on its way in and handed down; nil on
     /// the control routes, which read their few parameters themselves.
     var query: QueryItems?
 

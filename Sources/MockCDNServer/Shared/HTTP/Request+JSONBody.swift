@@ -58,6 +58,9 @@ extension JSONBodyError {
     ) throws(JSONBodyError) -> Value {
         do {
             return try JSONDecoder().decode(type, from: data)
+        } catch let error as JSONBodyError {
+            // A type's own decoding said what was wrong (`now` that is no date).
+            throw error
         } catch {
             throw JSONBodyError(message: "\(what) is not valid JSON of the expected shape")
         }

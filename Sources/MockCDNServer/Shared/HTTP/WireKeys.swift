@@ -22,7 +22,8 @@ enum WireKeys {
                 let end = rest.firstIndex(where: \.isUppercase) ?? name.endIndex
                 words.append(String(rest[..<end]))
                 index = end
-            } else if let acronym = Self.acronyms.first(where: { rest.hasPrefix($0) && Self.endsWord(rest, after: $0) }) {
+            } else if let acronym = Self.acronyms.first(where: { rest.hasPrefix($0) && Self.endsWord(rest, after: $0) })
+            {
                 words.append(acronym)
                 index = name.index(index, offsetBy: acronym.count)
             } else {

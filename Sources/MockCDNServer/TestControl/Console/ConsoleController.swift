@@ -78,7 +78,8 @@ struct ConsoleController {
             }
             return Self.response(ByteBuffer(bytes: data), type: type, policy: Self.policy(nonce: nil))
         }
-        group.get("objects") { request, context in try await self.objects(context.query(of: request), base: self.links.base(for: request))
+        group.get("objects") { request, context in
+            try await self.objects(context.query(of: request), base: self.links.base(for: request))
         }
     }
 

@@ -48,7 +48,6 @@ final class Journal: Sendable {
         }
     }
 
-
     /// Parameter names whose values are secrets, compared after `canonicalName` (percent-decoded, lower-cased,
     /// cut at a `[`), so `FAT`, `Fat`, `%66at` and `fat[]` are all `fat`. Each is a credential in itself:
     /// - `fat`: a CometChat File Access Token;
