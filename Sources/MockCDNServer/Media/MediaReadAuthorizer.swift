@@ -48,49 +48,82 @@ struct MediaReadAuthorizer: Sendable {
         key: ObjectKey,
         query: QueryItems
     ) throws -> CredentialSource {
-        let now = self.clock.unixSeconds
-        var firstFailure: AccessDenied?
-        var sawCredential = false
-        func attempt(_ check: () throws(AccessDenied) -> Void) -> Bool {
-            sawCredential = true
-            do {
-                try check()
-                return true
-            } catch {
-                if firstFailure == nil { firstFailure = error }
-                return false
-            }
-        }
-
+        let read = Read(
+            request: request,
+            context: context,
+            app: app,
+            key: key,
+            query: query,
+            now: self.clock.unixSeconds
+        )
+        var attempts = Attempts()
         for check in self.leading {
             if let credential = try check.find(in: request, query: query),
-                attempt({ () throws(AccessDenied) in
-                    try self.verified.check(credential.cacheKey + [app.id], now: now) { () throws(AccessDenied) in
-                        (try credential.verify(app, now), nil)
+                attempts.pass({ () throws(AccessDenied) in
+                    try self.verified.check(credential.cacheKey + [app.id], now: read.now) { () throws(AccessDenied) in
+                        (try credential.verify(app, read.now), nil)
                     }
                 })
             {
                 return credential.source
             }
         }
-        let rawQuery = request.uri.query ?? ""
-        if SigV4.isPresent(in: query.decoded),
-            attempt({ () throws(AccessDenied) in
-                let host = PresignedRequest.host(of: request)
+        if let source = self.presigned(read, attempts: &attempts) { return source }
+        if let source = self.cloudFront(read, attempts: &attempts) { return source }
+        guard let failure = attempts.firstFailure else { throw S3Error.missingCredential() }
+        throw S3Error.accessDenied(failure)
+    }
+
+    /// What a read's credentials are judged on.
+    private struct Read {
+        let request: Request
+        let context: AppRequestContext
+        let app: MediaApp
+        let key: ObjectKey
+        let query: QueryItems
+        let now: Int64
+
+        var rawQuery: String { self.request.uri.query ?? "" }
+    }
+
+    /// The credentials tried so far: any one that holds is enough; when none does, the first refusal answers.
+    private struct Attempts {
+        private(set) var firstFailure: AccessDenied?
+
+        /// Runs one credential's check; false (and the refusal kept, if it is the first) when it fails.
+        mutating func pass(_ check: () throws(AccessDenied) -> Void) -> Bool {
+            do {
+                try check()
+                return true
+            } catch {
+                if self.firstFailure == nil { self.firstFailure = error }
+                return false
+            }
+        }
+    }
+
+    /// A SigV4 presigned query (remembered when it holds), then a SigV2 one.
+    private func presigned(_ read: Read, attempts: inout Attempts) -> CredentialSource? {
+        let request = read.request
+        if SigV4.isPresent(in: read.query.decoded),
+            attempts.pass({ () throws(AccessDenied) in
                 // Only host, content-* and x-amz-* headers may be signed: with the query, they are all SigV4 reads.
                 let signable = request.headers.filter {
                     $0.name.canonicalName.hasPrefix("x-amz-") || SigV4.signableHeaders.contains($0.name.canonicalName)
                 }
                 let parts =
-                    ["sigv4", app.id, request.method.rawValue, key.rawValue, host ?? "", rawQuery]
+                    [
+                        "sigv4", read.app.id, request.method.rawValue, read.key.rawValue,
+                        PresignedRequest.host(of: request) ?? "", read.rawQuery,
+                    ]
                     + signable.map { $0.name.canonicalName + ":" + $0.value }
-                try self.verified.check(parts, now: now) { () throws(AccessDenied) in
+                try self.verified.check(parts, now: read.now) { () throws(AccessDenied) in
                     let validity = try PresignedRequest.verifySigV4(
                         request,
-                        app: app,
-                        key: key,
-                        query: query,
-                        now: now,
+                        app: read.app,
+                        key: read.key,
+                        query: read.query,
+                        now: read.now,
                         appendable: self.appendableParameters
                     )
                     return (validity, nil)
@@ -99,24 +132,29 @@ struct MediaReadAuthorizer: Sendable {
         {
             return .presigned
         }
-        let sigV2 = SigV2.isPresent(in: query.decoded)
-        if sigV2,
-            attempt({ () throws(AccessDenied) in
-                try PresignedRequest.verifySigV2(request, app: app, query: query, now: now)
+        if SigV2.isPresent(in: read.query.decoded),
+            attempts.pass({ () throws(AccessDenied) in
+                try PresignedRequest.verifySigV2(request, app: read.app, query: read.query, now: read.now)
             })
         {
             return .presignedV2
         }
-        func cloudFront(_ credential: CloudFrontCredential, parts: [String]) -> Bool {
-            attempt { () throws(AccessDenied) in
-                let keyHolds = { (id: String) in app.keyPair(id: id)?.verifies ?? false }
-                try self.verified.check(parts, now: now, keyHolds: keyHolds) { () throws(AccessDenied) in
+        return nil
+    }
+
+    /// A CloudFront signed URL, or else signed cookies, each remembered when it holds.
+    private func cloudFront(_ read: Read, attempts: inout Attempts) -> CredentialSource? {
+        let request = read.request
+        func holds(_ credential: CloudFrontCredential, parts: [String]) -> Bool {
+            attempts.pass { () throws(AccessDenied) in
+                let keyHolds = { (id: String) in read.app.keyPair(id: id)?.verifies ?? false }
+                try self.verified.check(parts, now: read.now, keyHolds: keyHolds) { () throws(AccessDenied) in
                     let validity = try CloudFrontVerifier.verify(
                         credential,
-                        resources: self.cloudFrontResources(request, query: query),
-                        now: now,
-                        clientAddress: context.remoteAddress
-                    ) { app.keyPair(id: $0) }
+                        resources: self.cloudFrontResources(request, query: read.query),
+                        now: read.now,
+                        clientAddress: read.context.remoteAddress
+                    ) { read.app.keyPair(id: $0) }
                     return (validity, credential.keyPairID)
                 }
             }
@@ -124,19 +162,19 @@ struct MediaReadAuthorizer: Sendable {
         // The resources a link is checked against come from the public URL, the Host, the path and the query;
         // the client address from the connection.
         let requestParts = [
-            app.id, self.links.baseURL, request.head.authority ?? "", request.uri.path, rawQuery,
-            context.remoteAddress ?? "",
+            read.app.id, self.links.baseURL, request.head.authority ?? "", request.uri.path, read.rawQuery,
+            read.context.remoteAddress ?? "",
         ]
         // With `AWSAccessKeyId`, `Signature` and `Expires` are SigV2's: such a URL is never judged as a
         // CloudFront link, whose refusal ("need Key-Pair-Id") would send an AWS user the wrong way.
-        let signedURL = sigV2 ? nil : CloudFrontCredential(query: query.decoded)
-        if let signedURL, cloudFront(signedURL, parts: ["cloudfront"] + requestParts) {
+        let signedURL = SigV2.isPresent(in: read.query.decoded) ? nil : CloudFrontCredential(query: read.query.decoded)
+        if let signedURL, holds(signedURL, parts: ["cloudfront"] + requestParts) {
             return .cloudfront
         }
         // Signed cookies count only when the URL carries no CloudFront signature: CloudFront judges a request
         // that has a signed URL by the URL alone, whatever cookies come with it.
         if signedURL == nil, let cookies = CloudFrontCredential(cookie: { request.cookies[$0]?.value }),
-            cloudFront(
+            holds(
                 cookies,
                 parts: ["cloudfront-cookie"] + requestParts + [
                     cookies.signature, cookies.keyPairID, cookies.policy ?? "", cookies.expires ?? "",
@@ -146,8 +184,7 @@ struct MediaReadAuthorizer: Sendable {
         {
             return .cloudfrontCookie
         }
-        guard sawCredential, let failure = firstFailure else { throw S3Error.missingCredential() }
-        throw S3Error.accessDenied(failure)
+        return nil
     }
 
     /// The URLs the request may have been signed as: under the Host header and under the public URL, with
