@@ -26,7 +26,7 @@ struct JournalRedactionTests {
     /// - Returns: the entry's path and query.
     static func record(path: String = "/demo/attachments/a.jpg", query: String? = nil) -> (path: String, query: String)
     {
-        let entry = Journal().record(
+        let entry = Journal(capacity: 10).record(
             method: "GET",
             path: path,
             query: QueryItems(query),

@@ -3,13 +3,14 @@ import Logging
 import MockCDNCore
 import MockCDNS3
 
-/// Everything `mockcdn serve` can be told. The defaults are the contract's: 127.0.0.1:8080, in memory,
-/// the demo app.
+/// Everything `mockcdn serve` can be told. The defaults are the contract's (127.0.0.1:8080, in memory, the
+/// demo app), as each `ServeSetting` declares them: a property here starts at the declared default, which
+/// `init` applies, and the values written next to the properties are placeholders until then.
 public struct ServerConfiguration: Sendable {
     /// The address to bind.
-    public var host: String
+    public var host = ""
     /// The port to bind; 0 picks a free one.
-    public var port: Int
+    public var port = 0
     /// Where objects persist; nil keeps them in memory. With an S3 store, the folder holds variants only.
     public var dataDirectory: String?
     /// An S3-compatible bucket that holds the objects instead (`--store s3://...`), shared by every instance
@@ -21,81 +22,68 @@ public struct ServerConfiguration: Sendable {
     /// a container); nil means `http://HOST:PORT` as bound.
     public var publicURL: String?
     /// The tenants; the first is the default app.
-    public var apps: [AppConfiguration]
-    public var logLevel: Logger.Level
+    public var apps: [AppConfiguration] = [.demo]
+    public var logLevel = Logger.Level.info
     /// Bytes of resized variants kept in memory (and, with a data directory, on disk); 0 turns the variant
     /// cache off, so every transform request resizes (benchmarks).
-    public var variantCacheBytes: Int
+    public var variantCacheBytes = 0
     /// A folder of media preloaded under the default app at `{app}/fixtures/{name}`, at start and on reset.
     public var fixturesDirectory: String?
     /// Required as `Authorization: Bearer` on `/_mockcdn` routes when the server binds a non-loopback
     /// address; nil there means one is generated at start and printed.
     public var adminToken: String?
     /// How many requests the journal keeps.
-    public var journalCapacity: Int
+    public var journalCapacity = 0
     /// Seconds a connection may be idle, or take to send a request head or its next body bytes. A presigned
     /// PUT's stall timeout is held below it, so that a stalled upload hears `ERR_UPLOAD_STALLED` before its
     /// connection is closed.
-    public var idleTimeoutSeconds: Int
+    public var idleTimeoutSeconds = 0
     /// Connections served at once; nil: the descriptor limit less a reserve for files.
     public var maximumConnections: Int?
     /// Bytes the in-memory store may hold (without a data directory).
-    public var memoryStoreBytes: Int
+    public var memoryStoreBytes = 0
     /// The clock every expiry reads. A harness in the same process (`MockCDNTesting`) keeps a reference to
     /// read and move it without a request.
     public var clock = MockClock()
     /// Wraps the store the server makes; the tests use it to make the store fail on purpose.
     var storeWrapper: (@Sendable (any ObjectStore) -> any ObjectStore)?
 
+    /// A configuration at every setting's declared default (`ServeSetting.all`), but for what is given here.
     public init(
-        host: String = Self.defaults.host,
-        port: Int = Self.defaults.port,
+        host: String? = nil,
+        port: Int? = nil,
         dataDirectory: String? = nil,
         publicURL: String? = nil,
         apps: [AppConfiguration] = [.demo],
-        logLevel: Logger.Level = Self.defaults.logLevel,
-        variantCacheBytes: Int = Self.defaults.variantCacheBytes,
+        logLevel: Logger.Level? = nil,
+        variantCacheBytes: Int? = nil,
         fixturesDirectory: String? = nil,
         adminToken: String? = nil,
-        journalCapacity: Int = Self.defaults.journalCapacity,
-        idleTimeoutSeconds: Int = Self.defaults.idleTimeoutSeconds,
+        journalCapacity: Int? = nil,
+        idleTimeoutSeconds: Int? = nil,
         maximumConnections: Int? = nil,
-        memoryStoreBytes: Int = Self.defaults.memoryStoreBytes
+        memoryStoreBytes: Int? = nil
     ) {
-        self.host = host
-        self.port = port
-        self.dataDirectory = dataDirectory
-        self.publicURL = publicURL
-        self.apps = apps
-        self.logLevel = logLevel
-        self.variantCacheBytes = variantCacheBytes
-        self.fixturesDirectory = fixturesDirectory
-        self.adminToken = adminToken
-        self.journalCapacity = journalCapacity
-        self.idleTimeoutSeconds = idleTimeoutSeconds
-        self.maximumConnections = maximumConnections
-        self.memoryStoreBytes = memoryStoreBytes
-    }
-
-    /// The configuration every `ServeSetting`'s declared default gives: where the defaults above come from.
-    public static let defaults: ServerConfiguration = {
-        var configuration = ServerConfiguration(
-            host: "",
-            port: 0,
-            logLevel: .info,
-            variantCacheBytes: 0,
-            journalCapacity: 0,
-            idleTimeoutSeconds: 0,
-            memoryStoreBytes: 0
-        )
         let resolution = ServeSetting.Resolution(environment: [:], settings: ServeSettings())
         for setting in ServeSetting.all {
             guard let value = setting.defaultValue else { continue }
-            // A declared default is within its own bounds; `ServeSettingTableTests` checks each one.
-            try! setting.apply?(&configuration, value, resolution)
+            // A declared default is within its own bounds (`ServeSettingTableTests`), so it always applies.
+            try! setting.apply?(&self, value, resolution)
         }
-        return configuration
-    }()
+        self.apps = apps
+        self.dataDirectory = dataDirectory
+        self.publicURL = publicURL
+        self.fixturesDirectory = fixturesDirectory
+        self.adminToken = adminToken
+        self.maximumConnections = maximumConnections
+        if let host { self.host = host }
+        if let port { self.port = port }
+        if let logLevel { self.logLevel = logLevel }
+        if let variantCacheBytes { self.variantCacheBytes = variantCacheBytes }
+        if let journalCapacity { self.journalCapacity = journalCapacity }
+        if let idleTimeoutSeconds { self.idleTimeoutSeconds = idleTimeoutSeconds }
+        if let memoryStoreBytes { self.memoryStoreBytes = memoryStoreBytes }
+    }
 
     /// Descriptors kept free of connections, for store files, variant files and libvips.
     static let descriptorReserve = 128

@@ -64,7 +64,6 @@ final class Journal: Sendable {
         "fat", "signature", "x-amz-signature", "x-amz-security-token", "token", "access_token", "jwt",
         "authorization",
     ]
-    static let defaultCapacity = 1000
     /// The most characters of a path or query an entry keeps, so the ring's memory stays bounded.
     static let maximumTextLength = 2048
 
@@ -76,7 +75,8 @@ final class Journal: Sendable {
     private let ring: Mutex<(entries: [Entry], next: Int)>
     private let lastID = Atomic<Int>(0)
 
-    init(capacity: Int = Journal.defaultCapacity) {
+    /// A journal that keeps the last `capacity` requests (`--journal-size`).
+    init(capacity: Int) {
         self.capacity = max(1, capacity)
         self.ring = Mutex(([], 0))
     }
