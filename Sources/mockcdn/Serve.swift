@@ -19,7 +19,9 @@ struct Serve: AsyncParsableCommand {
             """
     )
 
-    // One option per `ServeSetting`, as text: the table checks every value, whatever its source.
+    // One option per `ServeSetting`, named as the setting in camelCase, as text: the table checks every
+    // value, whatever its source. ArgumentParser declares options statically, so this line is the one place
+    // a setting is named again; `flags` finds each by its name, and a test fails on a setting without one.
     @Option(help: ServeSetting.config.argumentHelp)
     var config: String?
 
@@ -74,26 +76,8 @@ struct Serve: AsyncParsableCommand {
         _ = CMockCDNMemory_keepLargeAllocationsMapped(1 << 20)
         let configuration: ServerConfiguration
         do {
-            let flags: [ServeSetting: String?] = [
-                .config: self.config,
-                .host: self.host,
-                .port: self.port,
-                .dataDir: self.dataDir,
-                .store: self.store,
-                .s3PathStyle: self.s3PathStyle,
-                .s3Variants: self.s3Variants,
-                .publicURL: self.publicURL,
-                .logLevel: self.logLevel,
-                .variantCacheMB: self.variantCacheMb,
-                .fixtures: self.fixtures,
-                .adminToken: self.adminToken,
-                .journalSize: self.journalSize,
-                .idleTimeout: self.idleTimeout,
-                .maxConnections: self.maxConnections,
-                .memoryStoreMB: self.memoryStoreMb,
-            ]
             configuration = try ServerConfiguration.resolve(
-                flags: ServeSettings(flags: flags),
+                flags: ServeSettings(flags: self.flags),
                 environment: ProcessInfo.processInfo.environment
             )
         } catch {
@@ -101,6 +85,21 @@ struct Serve: AsyncParsableCommand {
         }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         try await runServer(configuration)
+    }
+
+    /// The options given on the command line, by setting: each `@Option` above is its setting's name in
+    /// camelCase (`dataDir` for `data_dir`).
+    private var flags: [ServeSetting: String?] {
+        var flags: [ServeSetting: String?] = [:]
+        for child in Mirror(reflecting: self).children {
+            guard let label = child.label, let option = child.value as? Option<String?> else { continue }
+            let name = label.drop { $0 == "_" }.lowercased()
+            guard
+                let setting = ServeSetting.all.first(where: { $0.name.replacingOccurrences(of: "_", with: "") == name })
+            else { preconditionFailure("the option \(label) is no serve setting") }
+            flags[setting] = option.wrappedValue
+        }
+        return flags
     }
 }
 
