@@ -105,8 +105,9 @@ test-consumer: deps video-deps
 	SWIFT=$(SWIFT) scripts/swift-test-bounded.sh 300 --package-path Tests/ExampleConsumer --scratch-path .build --skip-build
 
 ## test-compat: real AWS tooling (botocore's CloudFrontSigner, aws cloudfront sign), moto_server and the Stream
-## SDKs against the real binary; two pytest workers (pytest-xdist), since most tests wait on servers.
-test-compat: deps video-deps browser-deps py-deps
+## SDKs against the real binary, and every code block of the README and docs/guides (node runs the JavaScript
+## ones); two pytest workers (pytest-xdist), since most tests wait on servers.
+test-compat: deps video-deps browser-deps py-deps node-deps
 	SWIFT=$(SWIFT) scripts/build-server.sh
 	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q -n 2 Tests/compat
 

@@ -60,3 +60,10 @@ def test_the_runtime_packages_block_is_generated_from_the_list():
     assert readme.count("apt-get install --no-install-recommends") == 1
     assert packages.names() == [line.split()[0] for line in (REPO / "packaging" / "runtime-packages.txt")
                                 .read_text().splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_the_readme_is_a_front_page():
+    """The README is the front page: what MockCDN is, the set-up, a tour, the helpers, the flags and links.
+    Everything longer lives in docs/ (the guides, the contract, development, reliability, benchmarks)."""
+    lines = (REPO / "README.md").read_text().splitlines()
+    assert len(lines) <= 250, f"README.md has {len(lines)} lines; move the detail into docs/ (at most 250)"

@@ -88,10 +88,10 @@ struct DockerRecipeTests {
         #expect(compose.contains("- mockcdn-data:/var/lib/mockcdn/data"))
     }
 
-    @Test("the README runs the image behind a port mapping, where links follow the request's Host")
-    func readme() throws {
-        let readme = try Self.read("README.md")
-        #expect(readme.contains("docker run --rm -p 9000:8080 mockcdn"))
+    @Test("the containers guide runs the image behind a port mapping, where links follow the request's Host")
+    func guide() throws {
+        let guide = try Self.read("docs/guides/containers-and-ci.md")
+        #expect(guide.contains("docker run --rm -p 9000:8080 mockcdn"))
         #expect(try Self.read("docker/Dockerfile").contains("#   docker run --rm -p 9000:8080 mockcdn"))
     }
 

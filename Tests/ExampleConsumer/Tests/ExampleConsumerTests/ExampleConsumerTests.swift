@@ -5,6 +5,7 @@ import Testing
 /// A user's contract tests against MockCDN, written with nothing but the two public modules.
 @Suite("An app's media flows against MockCDN")
 struct ExampleConsumerTests {
+    // docs/guides/stream-uploads.md: begin
     static func get(_ request: URLRequest) async throws -> (Data, Int) {
         let (data, response) = try await URLSession.shared.data(for: request)
         return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
@@ -45,7 +46,9 @@ struct ExampleConsumerTests {
             #expect(try await Self.get(URLRequest(url: try #require(URL(string: fresh)))).1 == 200)
         }
     }
+    // docs/guides/stream-uploads.md: end
 
+    // docs/guides/cometchat-secure-media.md: begin
     @Test("a FAT reads in embedded mode (query) and in header mode (header)")
     func fileAccessTokenModes() async throws {
         try await MockCDNTestServer.withRunning { server in
@@ -59,6 +62,7 @@ struct ExampleConsumerTests {
             #expect(reads.map(\.credential) == ["none", "fat-query", "fat-header"])
         }
     }
+    // docs/guides/cometchat-secure-media.md: end
 
     // README: begin
     @Test("a fault makes the next read fail, and the journal names it")
@@ -81,13 +85,22 @@ struct ExampleConsumerTests {
     }
     // README: end
 
-    @Test("the README shows the examples marked in these files as they are, so its examples compile")
-    func readmeShowsThisCode() throws {
+    @Test("the README and the guides show the examples marked here as they are, so their examples compile")
+    func documentsShowThisCode() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let readme = folder.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        for (file, marker) in [("ExampleConsumerTests.swift", "README"), ("SharedServerTests.swift", "README shared")] {
+        let root = folder.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        // The lines between `// MARKER: begin` and `// MARKER: end` in each file. A README marker's lines are shown
+        // in README.md, a guide's in the guide it names (Tests/compat/test_doc_snippets.py checks the same).
+        let excerpts = [
+            ("ExampleConsumerTests.swift", "README"),
+            ("SharedServerTests.swift", "README shared"),
+            ("ExampleConsumerTests.swift", "docs/guides/stream-uploads.md"),
+            ("ExampleConsumerTests.swift", "docs/guides/cometchat-secure-media.md"),
+        ]
+        for (file, marker) in excerpts {
+            let document = marker.hasPrefix("README") ? "README.md" : marker
+            let text = try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
             let source = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
             let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
             let begin = try #require(lines.firstIndex { $0.hasSuffix("// \(marker): begin") })
@@ -95,7 +108,7 @@ struct ExampleConsumerTests {
             // As deep as the marker, the excerpt's own indentation is dropped.
             let indent = lines[begin].prefix { $0 == " " }.count
             let excerpt = lines[(begin + 1)..<end].map { $0.dropFirst(indent) }.joined(separator: "\n")
-            #expect(text.contains(excerpt), "README.md does not show \(file)'s \(marker) excerpt as it is")
+            #expect(text.contains(excerpt), "\(document) does not show \(file)'s \(marker) excerpt as it is")
         }
     }
 }
