@@ -151,8 +151,8 @@ def rewrite(code: str, url: str | None) -> str:
         code = code.replace("127.0.0.1:8080", f"127.0.0.1:{port}").replace("localhost:8080", f"localhost:{port}")
     ports: dict[str, int] = {}
     code = EXTRA_PORT.sub(lambda match: match.group(1) + str(ports.setdefault(match.group(2), free_port())), code)
-    for build in (".build/release/mockcdn", ".build/debug/mockcdn"):
-        code = code.replace(build, str(BINARY))
+    # One pass, so a binary that itself lives under .build/ is not rewritten again.
+    code = re.sub(r"(?<![\w/])\.build/(?:release|debug)/mockcdn", lambda _: str(BINARY), code)
     return "\n".join(":" if line.strip() == "make serve &" else line for line in code.splitlines()) + "\n"
 
 

@@ -35,7 +35,9 @@ struct EarlyAnswerMiddleware: RouterMiddleware {
             continueTo: expectsContinue ? context.channel : nil
         )
         var request = request
-        request.body = RequestBody(asyncSequence: ProgressBody(base: request.body, progress: progress))
+        request.body = RequestBody(
+            asyncSequence: ObservedBody(base: request.body, willRead: progress.reading, didRead: progress.received)
+        )
         var response: Response
         do {
             response = try await next(request, context)
@@ -89,28 +91,5 @@ final class BodyProgress: Sendable {
         self.progress.withLock { state in
             if let count { state.read += count } else { state.ended = true }
         }
-    }
-}
-
-/// A request body that reports its reads to a `BodyProgress`.
-struct ProgressBody: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-    let base: RequestBody
-    let progress: BodyProgress
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var base: RequestBody.AsyncIterator
-        let progress: BodyProgress
-
-        mutating func next() async throws -> ByteBuffer? {
-            self.progress.reading()
-            let chunk = try await self.base.next()
-            self.progress.received(chunk?.readableBytes)
-            return chunk
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: self.base.makeAsyncIterator(), progress: self.progress)
     }
 }

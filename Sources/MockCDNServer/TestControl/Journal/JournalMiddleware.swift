@@ -37,7 +37,9 @@ struct JournalMiddleware: RouterMiddleware {
         // Only bodies that carry something are wrapped: a GET keeps its own, so a route can still tell when
         // its client goes away (`consumeWithCancellationOnInboundClose` needs the body as it arrived).
         if request.method != .get, request.method != .head {
-            request.body = RequestBody(asyncSequence: CountedBody(base: request.body, count: received))
+            request.body = RequestBody(
+                asyncSequence: ObservedBody(base: request.body) { received.add($0 ?? 0) }
+            )
         }
         var response: Response
         do {
