@@ -61,7 +61,10 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
         faults: FaultInjector(),
         metrics: metrics,
         fixtures: configuration.fixturesDirectory.map(FixtureLoader.init),
-        verifiedCredentials: VerifiedCredentialCache(onHit: { metrics.credentialCacheHit() }),
+        verifiedCredentials: VerifiedCredentialCache(
+            capacity: configuration.credentialCacheCapacity,
+            onHit: { metrics.credentialCacheHit() }
+        ),
         idleTimeoutSeconds: configuration.idleTimeoutSeconds
     )
 }

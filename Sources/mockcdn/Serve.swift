@@ -61,6 +61,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ServeSetting.journalSize.argumentHelp)
     var journalSize: String?
 
+    @Option(help: ServeSetting.credentialCacheSize.argumentHelp)
+    var credentialCacheSize: String?
+
     @Option(help: ServeSetting.idleTimeout.argumentHelp)
     var idleTimeout: String?
 

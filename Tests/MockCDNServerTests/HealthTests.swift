@@ -151,9 +151,11 @@ struct ServeSettingsTests {
 
         let environment = [
             "MOCKCDN_CONFIG": file, "MOCKCDN_PORT": "9100", "MOCKCDN_JOURNAL_SIZE": "20", "MOCKCDN_HOST": "",
+            "MOCKCDN_CREDENTIAL_CACHE_SIZE": "64",
         ]
         let fromEnvironment = try ServerConfiguration.resolve(flags: ServeSettings(), environment: environment)
         #expect(fromEnvironment.port == 9100 && fromEnvironment.journalCapacity == 20)
+        #expect(fromEnvironment.credentialCacheCapacity == 64)
         #expect(fromEnvironment.host == "0.0.0.0", "an empty variable counts as unset")
 
         let fromFlags = try ServerConfiguration.resolve(
@@ -177,6 +179,10 @@ struct ServeSettingsTests {
         let defaults = try ServerConfiguration.resolve(flags: ServeSettings(), environment: [:])
         #expect(defaults.host == "127.0.0.1" && defaults.port == 8080 && defaults.dataDirectory == nil)
         #expect(defaults.journalCapacity == 1000 && defaults.adminToken == nil)
+        #expect(defaults.credentialCacheCapacity == 4096)
+        #expect(throws: MockCDNError.invalidConfiguration) {
+            try ServerConfiguration.resolve(flags: ServeSettings(flags: [.credentialCacheSize: "3"]), environment: [:])
+        }
     }
 
     @Test(

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MockCDNCore
 import Testing
 
@@ -126,6 +127,19 @@ struct VerifiedCredentialCacheTests {
             #expect(entries.map { $0["fault"] as? String } == [rule, nil])
             #expect(entries.map { $0["credential"] as? String } == ["none", "fat-header"])
         }
+    }
+
+    @Test("a server's cache holds as many credentials as --credential-cache-size says")
+    func sizedBySetting() async throws {
+        var configuration = try ServerConfiguration.resolve(
+            flags: ServeSettings(flags: [.credentialCacheSize: "64"]),
+            environment: [:]
+        )
+        configuration.logLevel = .warning
+        let services = try await makeServices(configuration, logger: Logger(label: "test"))
+        #expect(services.verifiedCredentials.capacity == 64)
+        let byDefault = try await makeServices(ServerConfiguration(logLevel: .warning), logger: Logger(label: "test"))
+        #expect(byDefault.verifiedCredentials.capacity == 4096)
     }
 
     @Test("the cache itself: a failed check is not kept, a retired key re-verifies, the least recently used go first")

@@ -232,6 +232,13 @@ extension ServeSetting {
         default: 1000,
         help: "Requests the journal keeps; the oldest goes first."
     ) { $0.journalCapacity = $1 }
+    public static let credentialCacheSize: ServeSetting = ServeSetting.integer(
+        "credential_cache_size",
+        4...1_000_000,
+        default: 4096,
+        help: "Verified read credentials (FAT, SigV4, CloudFront) remembered, judged again by the clock at each "
+            + "use; the least recently used go first."
+    ) { $0.credentialCacheCapacity = $1 }
     public static let idleTimeout: ServeSetting = ServeSetting.integer(
         "idle_timeout",
         1...3600,
@@ -261,7 +268,7 @@ extension ServeSetting {
         .config, .host, .port, .dataDir, .store, .s3PathStyle, .s3Variants, .publicURL, .logLevel, .variantCacheMB,
         .fixtures,
         .adminToken,
-        .journalSize, .idleTimeout, .maxConnections, .memoryStoreMB,
+        .journalSize, .credentialCacheSize, .idleTimeout, .maxConnections, .memoryStoreMB,
     ]
 }
 

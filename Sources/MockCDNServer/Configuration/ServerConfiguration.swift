@@ -34,6 +34,8 @@ public struct ServerConfiguration: Sendable {
     public var adminToken: String?
     /// How many requests the journal keeps.
     public var journalCapacity = 0
+    /// How many verified media read credentials are remembered.
+    public var credentialCacheCapacity = 0
     /// Seconds a connection may be idle, or take to send a request head or its next body bytes. A presigned
     /// PUT's stall timeout is held below it, so that a stalled upload hears `ERR_UPLOAD_STALLED` before its
     /// connection is closed.

@@ -13,11 +13,9 @@ import Synchronization
 /// credential is refused with the same answer as without the cache. Failures are never remembered.
 ///
 /// Digests, not credentials, are the keys: looking one up compares hashes, never the secret bytes, and no
-/// credential is kept in memory. The cache holds at most `capacity` entries and drops the least recently
-/// used quarter when it is full. A reset empties it.
+/// credential is kept in memory. The cache holds at most `capacity` entries (`--credential-cache-size`) and
+/// drops the least recently used quarter when it is full. A reset empties it.
 final class VerifiedCredentialCache: Sendable {
-    static let defaultCapacity = 4096
-
     struct Entry {
         let validity: Validity
         /// The CloudFront key pair that signed the link, checked again at each hit.
@@ -35,7 +33,7 @@ final class VerifiedCredentialCache: Sendable {
     /// Told of each read authorised from the cache (for `/metrics`).
     private let onHit: @Sendable () -> Void
 
-    init(capacity: Int = VerifiedCredentialCache.defaultCapacity, onHit: @escaping @Sendable () -> Void = {}) {
+    init(capacity: Int, onHit: @escaping @Sendable () -> Void = {}) {
         self.capacity = max(4, capacity)
         self.onHit = onHit
     }
