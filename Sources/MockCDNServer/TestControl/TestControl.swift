@@ -25,8 +25,11 @@ struct TestControl {
     /// matches) is a control route too.
     static func isControl(route: String?) -> Bool {
         guard let route else { return false }
-        return route.hasPrefix("/\(Self.prefix)/") || route == "/metrics"
+        return route.hasPrefix(Self.routePrefix) || route == "/metrics"
     }
+
+    /// How the router names the control routes' paths.
+    private static let routePrefix = "/\(prefix)/"
 
     /// Counting, journal and faults, outermost first, for every request the other surfaces answer (and
     /// the unrouted ones).

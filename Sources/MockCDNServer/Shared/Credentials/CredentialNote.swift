@@ -31,8 +31,7 @@ enum CredentialNote {
 
     /// The note on an answer, taken off it.
     static func take(from response: inout Response) -> CredentialSource {
-        defer { response.headers[Self.header] = nil }
-        return response.headers[Self.header].flatMap(CredentialSource.init(rawValue:)) ?? .none
+        response.takeNote(Self.header).flatMap(CredentialSource.init(rawValue:)) ?? .none
     }
 }
 

@@ -8,7 +8,6 @@ enum RefusalNote {
 
     /// The reason on an answer, taken off it.
     static func take(from response: inout Response) -> String? {
-        defer { response.headers[Self.header] = nil }
-        return response.headers[Self.header]
+        response.takeNote(Self.header)
     }
 }
