@@ -92,6 +92,7 @@ func addSurfaces(
     ).addRoutes(to: router)
     CometChatAPI(apps: services.apps, clock: services.clock, links: services.links, uploads: services.uploads)
         .addRoutes(to: router)
+    S3API(apps: services.apps, store: services.store, clock: services.clock).addRoutes(to: router)
     MediaReads(
         apps: services.apps,
         store: services.store,
@@ -99,7 +100,7 @@ func addSurfaces(
         links: services.links,
         variants: services.variants,
         verified: services.verifiedCredentials,
-        leading: [CometChatAPI.readCheck],
+        leading: [CometChatAPI.readCheck, S3API.readCheck],
         onRender: { [metrics = services.metrics] in metrics.resized(in: $0) }
     ).addRoutes(to: router)
 }

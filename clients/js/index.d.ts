@@ -79,6 +79,7 @@ export type CredentialSource =
   | 'presigned-v2'
   | 'cloudfront'
   | 'cloudfront-cookie'
+  | 's3-header-sigv4'
   | 'jwt'
   | 'none';
 

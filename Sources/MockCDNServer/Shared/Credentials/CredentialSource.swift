@@ -6,6 +6,8 @@ enum CredentialSource: String, Sendable {
     case presigned
     /// A SigV2 presigned query (`AWSAccessKeyId`, `Expires`, `Signature`).
     case presignedV2 = "presigned-v2"
+    /// SigV4 in the `Authorization` header, as S3 clients sign by default.
+    case s3HeaderSigV4 = "s3-header-sigv4"
     case cloudfront
     /// CloudFront signed cookies (`CloudFront-Signature`, ...).
     case cloudfrontCookie = "cloudfront-cookie"

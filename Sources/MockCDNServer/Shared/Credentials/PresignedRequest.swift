@@ -45,6 +45,12 @@ enum PresignedRequest {
         request.head.authority.map(LinkSigner.withoutDefaultPort)
     }
 
+    /// The request's headers as a signature reads them, by lower-case name; `host` as the client signed it.
+    static func signedHeader(of request: Request) -> (String) -> String? {
+        let host = self.host(of: request)
+        return { name in name == "host" ? host : HTTPField.Name(name).flatMap { request.headers[$0] } }
+    }
+
     /// Checks a SigV4 presigned query on `request` for `key`.
     ///
     /// - Parameters:
@@ -64,12 +70,11 @@ enum PresignedRequest {
         now: Int64,
         appendable: Set<String> = []
     ) throws(AccessDenied) -> Validity {
-        let host = self.host(of: request)
-        return try SigV4.verify(
+        try SigV4.verify(
             query: query.decoded,
             method: request.method.rawValue,
             path: "/" + key.rawValue,
-            header: { name in name == "host" ? host : HTTPField.Name(name).flatMap { request.headers[$0] } },
+            header: self.signedHeader(of: request),
             credentials: app.sigV4Credentials,
             now: now,
             appendable: appendable

@@ -21,8 +21,9 @@ protocol ReadCredentialCheck: Sendable {
 struct ReadCredential: Sendable {
     /// What the journal records.
     let source: CredentialSource
-    /// What identifies this credential among the verified ones (kind and value, never logged).
-    let cacheKey: [String]
+    /// What identifies this credential among the verified ones (kind and value, never logged); nil for one
+    /// that is checked every time.
+    let cacheKey: [String]?
     /// Checks it for `app` at the clock's `now`, returning how long it holds.
     let verify: @Sendable (_ app: MediaApp, _ now: Int64) throws(AccessDenied) -> Validity
 }

@@ -1,0 +1,178 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MockCDNCore
+
+/// The bucket-level S3 routes, an app being the bucket (path-style `/{app}`): HeadBucket (`HEAD`),
+/// GetBucketLocation (`GET ?location`), ListObjectsV2 (`GET ?list-type=2`) and ListObjects (`GET`). Each
+/// needs the app's credentials, signed in the `Authorization` header (SigV4) or presigned (SigV4).
+struct BucketController {
+    let apps: AppRegistry
+    let store: any ObjectStore
+    let clock: MockClock
+
+    /// The most keys one page lists, as on S3.
+    static let maximumKeys = 1000
+
+    /// Bucket subresources MockCDN does not implement: answered 501 `NotImplemented`, never as a listing.
+    static let unimplemented: Set<String> = [
+        "acl", "analytics", "accelerate", "cors", "encryption", "intelligent-tiering", "inventory", "lifecycle",
+        "logging", "metrics", "notification", "object-lock", "ownershipControls", "policy", "policyStatus",
+        "publicAccessBlock", "replication", "requestPayment", "tagging", "uploads", "versioning", "versions",
+        "website",
+    ]
+
+    func addRoutes(to router: some RouterMethods<AppRequestContext>) {
+        router.head(":app") { request, context in try await self.answer(request, context: context, head: true) }
+        router.get(":app") { request, context in try await self.answer(request, context: context, head: false) }
+    }
+
+    private func answer(_ request: Request, context: AppRequestContext, head: Bool) async throws -> Response {
+        let app = try self.app(context)
+        let query = context.query(of: request)
+        let source = try self.authenticate(request, app: app, query: query)
+        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+            if head { return Self.headBucket(app) }
+            let names = Set(query.decoded.map(\.name))
+            if let name = names.first(where: Self.unimplemented.contains) {
+                throw S3Error(
+                    status: HTTPResponse.Status(code: 501),
+                    code: "NotImplemented",
+                    message: "MockCDN does not implement the bucket's \(name) subresource"
+                )
+            }
+            if names.contains("location") { return Self.location(app) }
+            return try await self.list(app, query: query, version2: query.first("list-type") == "2")
+        }
+    }
+
+    /// The app the path names: 404 `NoSuchBucket` when there is none.
+    private func app(_ context: AppRequestContext) throws -> MediaApp {
+        let id = try context.parameters.require("app")
+        guard let app = self.apps.app(id: id) else { throw S3Error.noSuchApp() }
+        return app
+    }
+
+    /// The credential of a bucket request: SigV4 in the `Authorization` header, or a SigV4 presigned query.
+    private func authenticate(_ request: Request, app: MediaApp, query: QueryItems) throws -> CredentialSource {
+        let now = self.clock.unixSeconds
+        if HeaderSignature.isPresent(in: request) {
+            _ = try HeaderSignature.verify(request, app: app, query: query, now: now)
+            return .s3HeaderSigV4
+        }
+        if SigV4.isPresent(in: query.decoded) {
+            try SigV4.verify(
+                query: query.decoded,
+                method: request.method.rawValue,
+                path: HeaderSignature.path(of: request),
+                header: PresignedRequest.signedHeader(of: request),
+                credentials: app.sigV4Credentials,
+                now: now
+            )
+            return .presigned
+        }
+        throw S3Error(
+            status: .forbidden,
+            code: "AccessDenied",
+            message: "Access Denied: sign the request with the app's key"
+        )
+    }
+
+    private static func headBucket(_ app: MediaApp) -> Response {
+        Response(status: .ok, headers: [HTTPField.Name("x-amz-bucket-region")!: app.sigV4Credentials.region])
+    }
+
+    /// The region, empty for `us-east-1`, as S3 answers it.
+    private static func location(_ app: MediaApp) -> Response {
+        var xml = S3XML()
+        let region = app.sigV4Credentials.region
+        xml.element("LocationConstraint", root: true) { $0.characters(region == "us-east-1" ? "" : region) }
+        return xml.response()
+    }
+
+    private func list(_ app: MediaApp, query: QueryItems, version2: Bool) async throws -> Response {
+        let prefix = query.first("prefix") ?? ""
+        let delimiter = query.first("delimiter") ?? ""
+        let encodeURL = query.first("encoding-type") == "url"
+        if let type = query.first("encoding-type"), type != "url" {
+            throw S3Error(
+                status: .badRequest,
+                code: "InvalidArgument",
+                message: "Invalid Encoding Method specified in Request"
+            )
+        }
+        var maxKeys = Self.maximumKeys
+        if let text = query.first("max-keys") {
+            guard let value = Int(text), value >= 0 else {
+                throw S3Error(
+                    status: .badRequest,
+                    code: "InvalidArgument",
+                    message: "Provided max-keys not an integer or within integer range"
+                )
+            }
+            maxKeys = min(value, Self.maximumKeys)
+        }
+        let token = query.first("continuation-token")
+        var after: String?
+        if version2 {
+            if let token {
+                guard let decoded = Data(base64Encoded: token).flatMap({ String(data: $0, encoding: .utf8) }) else {
+                    throw S3Error(
+                        status: .badRequest,
+                        code: "InvalidArgument",
+                        message: "The continuation token provided is incorrect"
+                    )
+                }
+                after = decoded
+            } else {
+                after = query.first("start-after")
+            }
+        } else {
+            after = query.first("marker")
+        }
+        let appPrefix = app.id + "/"
+        let objects = try await self.store.list(prefix: appPrefix + prefix).map {
+            ObjectListing.Entry(key: String($0.key.dropFirst(appPrefix.count)), metadata: $0)
+        }
+        let page = ObjectListing(objects, prefix: prefix, delimiter: delimiter, after: after, maxKeys: maxKeys)
+        let shown = { (text: String) in encodeURL ? PercentEncoding.encode(text) : text }
+        var xml = S3XML()
+        xml.element("ListBucketResult", root: true) { xml in
+            xml.element("Name", app.id)
+            xml.element("Prefix", shown(prefix))
+            if version2 {
+                if let token { xml.element("ContinuationToken", token) }
+                if let start = query.first("start-after") { xml.element("StartAfter", shown(start)) }
+                xml.element("KeyCount", String(page.entries.count + page.commonPrefixes.count))
+            } else {
+                xml.element("Marker", shown(after ?? ""))
+                if page.isTruncated, !delimiter.isEmpty, let last = page.last { xml.element("NextMarker", shown(last)) }
+            }
+            xml.element("MaxKeys", String(maxKeys))
+            if !delimiter.isEmpty { xml.element("Delimiter", shown(delimiter)) }
+            if encodeURL { xml.element("EncodingType", "url") }
+            xml.element("IsTruncated", page.isTruncated ? "true" : "false")
+            if version2, page.isTruncated, let last = page.last {
+                xml.element("NextContinuationToken", Data(last.utf8).base64EncodedString())
+            }
+            for entry in page.entries {
+                xml.element("Contents") { xml in
+                    xml.element("Key", shown(entry.key))
+                    xml.element("LastModified", Self.timestamp(entry.metadata.created))
+                    xml.element("ETag", entry.metadata.etag)
+                    xml.element("Size", String(entry.metadata.size))
+                    xml.element("StorageClass", "STANDARD")
+                }
+            }
+            for common in page.commonPrefixes {
+                xml.element("CommonPrefixes") { $0.element("Prefix", shown(common)) }
+            }
+        }
+        return xml.response()
+    }
+
+    /// `2026-11-25T10:00:00.000Z`, as S3 writes a listing's times.
+    static func timestamp(_ date: Date) -> String {
+        String(AmzDate.iso8601(Int64(date.timeIntervalSince1970)).dropLast()) + ".000Z"
+    }
+}

@@ -1,0 +1,43 @@
+import HTTPTypes
+import Hummingbird
+import MockCDNCore
+
+/// A request's `Authorization: AWS4-HMAC-SHA256` header, checked with the app's keys (path-style: the app id
+/// is the bucket): the one check behind every header-signed S3 request.
+enum HeaderSignature {
+    /// Whether the request is signed in its header with SigV4.
+    static func isPresent(in request: Request) -> Bool {
+        SigV4.isHeaderSigned(request.headers[.authorization])
+    }
+
+    /// The request's path as a signature covers it: percent-decoded (the canonical request encodes it again).
+    static func path(of request: Request) -> String {
+        PercentEncoding.decode(request.uri.path.utf8) ?? request.uri.path
+    }
+
+    /// Checks the request's SigV4 `Authorization` header.
+    ///
+    /// - Parameters:
+    ///   - request: the request, whose method, path, query and signed headers count.
+    ///   - app: whose credentials sign.
+    ///   - query: the request's query.
+    ///   - now: the clock's Unix time.
+    /// - Returns: the signed payload hash and how long the signature holds.
+    /// - Throws: `AccessDenied` with S3's code for the failed rule.
+    static func verify(
+        _ request: Request,
+        app: MediaApp,
+        query: QueryItems,
+        now: Int64
+    ) throws(AccessDenied) -> SigV4.SignedRequest {
+        try SigV4.verifyAuthorization(
+            request.headers[.authorization] ?? "",
+            method: request.method.rawValue,
+            path: self.path(of: request),
+            query: query.decoded,
+            header: PresignedRequest.signedHeader(of: request),
+            credentials: app.sigV4Credentials,
+            now: now
+        )
+    }
+}

@@ -1,0 +1,25 @@
+import Hummingbird
+import MockCDNCore
+
+/// A header-signed S3 GetObject or HeadObject as a media read credential: what boto3, the AWS CLI and
+/// every S3 SDK send by default. A read carries no body, so its signed payload hash must be the empty
+/// body's or `UNSIGNED-PAYLOAD`.
+struct S3HeaderReadCheck: ReadCredentialCheck {
+    var appendableParameters: Set<String> { [] }
+
+    func find(in request: Request, query: QueryItems) throws -> ReadCredential? {
+        guard HeaderSignature.isPresent(in: request) else { return nil }
+        // Each signature names its own second, so remembering one would seldom help: checked every time.
+        return ReadCredential(source: .s3HeaderSigV4, cacheKey: nil) { app, now throws(AccessDenied) in
+            let signed = try HeaderSignature.verify(request, app: app, query: query, now: now)
+            guard signed.payloadHash == SigV4.emptyPayloadHash || signed.payloadHash == SigV4.unsignedPayload else {
+                throw AccessDenied(
+                    "The provided 'x-amz-content-sha256' header does not match what was computed.",
+                    code: "XAmzContentSHA256Mismatch",
+                    kind: .malformed
+                )
+            }
+            return signed.validity
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// An S3 XML answer, written element by element, every text escaped.
+struct S3XML {
+    static let namespace = "http://s3.amazonaws.com/doc/2006-03-01/"
+
+    private(set) var text = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+
+    /// Opens `name` (with S3's namespace on the root), runs `body` for the children, and closes it.
+    mutating func element(_ name: String, root: Bool = false, _ body: (inout S3XML) -> Void) {
+        self.text += root ? "<\(name) xmlns=\"\(Self.namespace)\">" : "<\(name)>"
+        body(&self)
+        self.text += "</\(name)>"
+    }
+
+    /// `<name>value</name>`.
+    mutating func element(_ name: String, _ value: String) {
+        self.text += "<\(name)>\(S3Error.escape(value))</\(name)>"
+    }
+
+    /// The answer: 200 (or `status`) with `application/xml`; no body for a HEAD.
+    func response(status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], head: Bool = false) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/xml"
+        let body = head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: self.text))
+        return Response(status: status, headers: headers, body: body)
+    }
+}
+
+extension S3XML {
+    /// Text inside the element being written.
+    mutating func characters(_ value: String) {
+        self.text += S3Error.escape(value)
+    }
+}

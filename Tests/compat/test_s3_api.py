@@ -1,0 +1,161 @@
+"""The S3 API as backends call it, with their clients' defaults: boto3, awscli and curl sign in the
+`Authorization` header, list through paginators and ask for `encoding-type=url`. Only the endpoint and the
+demo app's key and secret are set. Every refusal is S3's XML, with S3's code, and is journaled.
+
+Run from the repository root: ``python3 -m pytest -q Tests/compat/test_s3_api.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+
+from conftest import launch
+from support import API_KEY, API_SECRET, REPO, request
+
+pytestmark = pytest.mark.usefixtures("no_aws_configuration")
+
+SAMPLE = "fixtures/sample.pdf"
+SAMPLE_BYTES = (REPO / "Fixtures" / "media" / "sample.pdf").read_bytes()
+KEY_COUNT = 1200
+
+
+def s3(server: str, secret: str = API_SECRET):
+    """boto3 with its defaults: only the endpoint (an IP address, so path-style) and the keys."""
+    return boto3.session.Session().client(
+        "s3", endpoint_url=server, aws_access_key_id=API_KEY, aws_secret_access_key=secret
+    )
+
+
+def journal(server: str) -> list[dict]:
+    status, body, _ = request(f"{server}/_mockcdn/requests")
+    assert status == 200, body
+    return json.loads(body)["requests"]
+
+
+def code_of(error: ClientError) -> tuple[int, str]:
+    return error.response["ResponseMetadata"]["HTTPStatusCode"], error.response["Error"]["Code"]
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory):
+    """A server whose fixtures are 1,200 small files (and the repository's sample.pdf)."""
+    folder = tmp_path_factory.mktemp("many")
+    for index in range(KEY_COUNT - 1):
+        (folder / f"k{index:04d}.txt").write_bytes(b"%d" % index)
+    shutil.copy(REPO / "Fixtures" / "media" / "sample.pdf", folder / "sample.pdf")
+    with launch("--fixtures", str(folder)) as server:
+        yield server.url
+
+
+def test_get_and_head_object_header_signed(server):
+    client = s3(server)
+    head = client.head_object(Bucket="demo", Key=SAMPLE)
+    assert head["ContentLength"] == len(SAMPLE_BYTES)
+    whole = client.get_object(Bucket="demo", Key=SAMPLE)
+    assert whole["Body"].read() == SAMPLE_BYTES
+    part = client.get_object(Bucket="demo", Key=SAMPLE, Range="bytes=0-9")
+    assert part["Body"].read() == SAMPLE_BYTES[:10] and part["ContentRange"].startswith("bytes 0-9/")
+    with pytest.raises(ClientError) as unchanged:
+        client.get_object(Bucket="demo", Key=SAMPLE, IfNoneMatch=head["ETag"])
+    assert unchanged.value.response["ResponseMetadata"]["HTTPStatusCode"] == 304
+    reads = [entry for entry in journal(server) if entry["path"] == f"/demo/{SAMPLE}"]
+    assert [entry["credential"] for entry in reads[-4:]] == ["s3-header-sigv4"] * 4, reads
+
+
+def test_head_bucket_and_location(server):
+    client = s3(server)
+    head = client.head_bucket(Bucket="demo")
+    assert head["ResponseMetadata"]["HTTPHeaders"]["x-amz-bucket-region"] == "us-east-1"
+    assert client.get_bucket_location(Bucket="demo")["LocationConstraint"] is None
+
+
+def test_list_objects_v2_paginator_over_1200_keys(many):
+    client = s3(many)
+    pages = list(client.get_paginator("list_objects_v2").paginate(Bucket="demo"))
+    assert [page["KeyCount"] for page in pages] == [1000, KEY_COUNT - 1000]
+    keys = [item["Key"] for page in pages for item in page["Contents"]]
+    expected = sorted([f"fixtures/k{index:04d}.txt" for index in range(KEY_COUNT - 1)] + [SAMPLE])
+    assert keys == expected
+    assert pages[0]["Contents"][0]["Size"] == 1 and pages[0]["Contents"][0]["ETag"].startswith('"')
+    # A prefix, and a delimiter that rolls the keys up.
+    assert [item["Key"] for item in client.list_objects_v2(Bucket="demo", Prefix="fixtures/k119")["Contents"]] == [
+        f"fixtures/k119{digit}.txt" for digit in range(9)
+    ]
+    rolled = client.list_objects_v2(Bucket="demo", Delimiter="/")
+    assert rolled["CommonPrefixes"] == [{"Prefix": "fixtures/"}] and "Contents" not in rolled
+    after = client.list_objects_v2(Bucket="demo", StartAfter="fixtures/k1197.txt")
+    assert [item["Key"] for item in after["Contents"]] == ["fixtures/k1198.txt", SAMPLE]
+    # ListObjects (v1), which awscli still uses for some calls, pages by marker.
+    v1 = list(client.get_paginator("list_objects").paginate(Bucket="demo", PaginationConfig={"PageSize": 500}))
+    assert [item["Key"] for page in v1 for item in page["Contents"]] == expected
+
+
+def test_awscli_ls_and_cp(server, tmp_path):
+    aws = shutil.which("aws")
+    assert aws, "awscli is required (make py-deps installs it)"
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=API_KEY, AWS_SECRET_ACCESS_KEY=API_SECRET)
+    listing = subprocess.run([aws, "--endpoint-url", server, "s3", "ls", "s3://demo/fixtures/"], env=env,
+                             capture_output=True, text=True, timeout=60)
+    assert listing.returncode == 0, listing.stderr
+    assert any(line.endswith(" sample.pdf") for line in listing.stdout.splitlines()), listing.stdout
+    target = tmp_path / "sample.pdf"
+    copied = subprocess.run([aws, "--endpoint-url", server, "s3", "cp", f"s3://demo/{SAMPLE}", str(target)],
+                            env=env, capture_output=True, text=True, timeout=60)
+    assert copied.returncode == 0, copied.stderr
+    assert target.read_bytes() == SAMPLE_BYTES
+
+
+def test_curl_aws_sigv4(server, tmp_path):
+    target = tmp_path / "sample.pdf"
+    result = subprocess.run(
+        ["curl", "-fsS", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", f"{API_KEY}:{API_SECRET}",
+         "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD", "-o", str(target), f"{server}/demo/{SAMPLE}"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert target.read_bytes() == SAMPLE_BYTES
+
+
+def _refused(call) -> tuple[int, str]:
+    with pytest.raises(ClientError) as refused:
+        call()
+    return code_of(refused.value)
+
+
+def test_refusals_are_s3_xml_with_s3_codes(server):
+    wrong = s3(server, secret="not-the-secret")
+    assert _refused(lambda: wrong.get_object(Bucket="demo", Key=SAMPLE)) == (403, "SignatureDoesNotMatch")
+    assert _refused(lambda: wrong.list_objects_v2(Bucket="demo")) == (403, "SignatureDoesNotMatch")
+    client = s3(server)
+    assert _refused(lambda: client.list_objects_v2(Bucket="nosuchapp")) == (404, "NoSuchBucket")
+    assert _refused(lambda: client.get_object(Bucket="demo", Key="fixtures/none.txt")) == (404, "NoSuchKey")
+    assert _refused(lambda: client.get_bucket_versioning(Bucket="demo")) == (501, "NotImplemented")
+    # The raw answer of a refused listing is XML, never JSON, and names the rule.
+    status, body, headers = request(f"{server}/demo?list-type=2")
+    assert status == 403 and headers["content-type"] == "application/xml", body
+    assert ET.fromstring(body).findtext("Code") == "AccessDenied", body
+    refused = [entry for entry in journal(server) if entry["status"] == 403]
+    assert any((entry["reason"] or "").startswith("SignatureDoesNotMatch") for entry in refused), refused
+
+
+def test_a_skewed_clock_is_request_time_too_skewed(server):
+    client = s3(server)
+    client.head_object(Bucket="demo", Key=SAMPLE)
+    status, body, _ = request(f"{server}/_mockcdn/clock/advance", "POST", json.dumps({"seconds": 901}).encode(),
+                              {"Content-Type": "application/json"})
+    assert status == 200, body
+    try:
+        assert _refused(lambda: client.get_object(Bucket="demo", Key=SAMPLE)) == (403, "RequestTimeTooSkewed")
+        assert _refused(lambda: client.list_objects_v2(Bucket="demo")) == (403, "RequestTimeTooSkewed")
+    finally:
+        request(f"{server}/_mockcdn/reset", "POST", b"{}", {"Content-Type": "application/json"})
+    client.head_object(Bucket="demo", Key=SAMPLE)
