@@ -92,7 +92,12 @@ func addSurfaces(
     ).addRoutes(to: router)
     CometChatAPI(apps: services.apps, clock: services.clock, links: services.links, uploads: services.uploads)
         .addRoutes(to: router)
-    S3API(apps: services.apps, store: services.store, clock: services.clock).addRoutes(to: router)
+    S3API(
+        apps: services.apps,
+        store: services.store,
+        clock: services.clock,
+        remover: ObjectRemover(store: services.store, variants: services.variants, posters: services.posters)
+    ).addRoutes(to: router)
     MediaReads(
         apps: services.apps,
         store: services.store,

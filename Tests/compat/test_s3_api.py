@@ -159,3 +159,37 @@ def test_a_skewed_clock_is_request_time_too_skewed(server):
     finally:
         request(f"{server}/_mockcdn/reset", "POST", b"{}", {"Content-Type": "application/json"})
     client.head_object(Bucket="demo", Key=SAMPLE)
+
+
+def _presigned_put(client, key: str, body: bytes) -> None:
+    url = client.generate_presigned_url("put_object", Params={"Bucket": "demo", "Key": key, "ContentType": "text/plain"},
+                                        ExpiresIn=300)
+    status, answer, _ = request(url, "PUT", body, {"Content-Type": "text/plain"})
+    assert status == 200, answer
+
+
+def test_delete_object_header_signed_and_with_awscli(server):
+    client = s3(server)
+    _presigned_put(client, "notes/a.txt", b"a")
+    _presigned_put(client, "notes/b.txt", b"b")
+    wrong = s3(server, secret="not-the-secret")
+    assert _refused(lambda: wrong.delete_object(Bucket="demo", Key="notes/a.txt")) == (403, "SignatureDoesNotMatch")
+    assert client.get_object(Bucket="demo", Key="notes/a.txt")["Body"].read() == b"a", "a refused delete kept it"
+    deleted = client.delete_object(Bucket="demo", Key="notes/a.txt")
+    assert deleted["ResponseMetadata"]["HTTPStatusCode"] == 204
+    assert _refused(lambda: client.head_object(Bucket="demo", Key="notes/a.txt"))[0] == 404
+    # Nothing there: still 204, as on S3.
+    assert client.delete_object(Bucket="demo", Key="notes/a.txt")["ResponseMetadata"]["HTTPStatusCode"] == 204
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=API_KEY, AWS_SECRET_ACCESS_KEY=API_SECRET)
+    removed = subprocess.run(["aws", "--endpoint-url", server, "s3", "rm", "s3://demo/notes/b.txt"], env=env,
+                             capture_output=True, text=True, timeout=60)
+    assert removed.returncode == 0, removed.stderr
+    assert "Contents" not in client.list_objects_v2(Bucket="demo", Prefix="notes/")
+    deletes = [entry for entry in journal(server) if entry["method"] == "DELETE"]
+    assert [entry["credential"] for entry in deletes][-4:] == ["none", "s3-header-sigv4", "s3-header-sigv4",
+                                                               "s3-header-sigv4"], deletes
+    # Without a credential: S3's XML, and the object stays.
+    _presigned_put(client, "notes/c.txt", b"c")
+    status, body, headers = request(f"{server}/demo/notes/c.txt", "DELETE")
+    assert status == 403 and headers["content-type"] == "application/xml", body
+    assert client.get_object(Bucket="demo", Key="notes/c.txt")["Body"].read() == b"c"

@@ -178,6 +178,21 @@ def test_unpacked_anywhere_it_serves_its_fixtures_and_resizes(root):
     assert readme.count("apt-get install --no-install-recommends libvips42 libssl3 ffmpeg ca-certificates") == 1
 
 
+def test_the_containers_guide_unpacks_the_tarball_as_written(root):
+    """The guide's tarball block, which the snippet test cannot run (no tarball exists during `make test`), run
+    here as written, as nobody in the clean root, next to the tarball; then the `mockcdn` it put on PATH."""
+    guide = (REPO / "docs" / "guides" / "containers-and-ci.md").read_text()
+    marker = "<!-- snippet: not run (needs the release tarball, which `make dist` builds; make dist-check runs it) -->\n"
+    assert guide.count(marker) == 1, "the containers guide's tarball block and its marker"
+    block = guide.split(marker, 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    root.run("mkdir", "-p", "/tmp/guide", user=None)
+    root.run("chown", "nobody", "/tmp/guide", user=None)
+    root.put("/tmp/guide/" + root.tarball.name, root.tarball.read_bytes())
+    result = root.run("/bin/bash", "-euo", "pipefail", "-c", f"cd /tmp/guide\n{block}mockcdn --version\n")
+    assert "apt-get install --no-install-recommends" in result.stdout, result.stdout
+    assert result.stdout.strip().endswith("0.6.0"), result.stdout
+
+
 # MARK: - Bad start-up input: a clear message and a non-zero exit
 
 

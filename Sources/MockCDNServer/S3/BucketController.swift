@@ -57,7 +57,7 @@ struct BucketController {
     private func authenticate(_ request: Request, app: MediaApp, query: QueryItems) throws -> CredentialSource {
         let now = self.clock.unixSeconds
         if HeaderSignature.isPresent(in: request) {
-            _ = try HeaderSignature.verify(request, app: app, query: query, now: now)
+            _ = try HeaderSignature.verifyBodiless(request, app: app, query: query, now: now)
             return .s3HeaderSigV4
         }
         if SigV4.isPresent(in: query.decoded) {

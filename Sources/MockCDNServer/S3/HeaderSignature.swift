@@ -10,6 +10,27 @@ enum HeaderSignature {
         SigV4.isHeaderSigned(request.headers[.authorization])
     }
 
+    /// Checks the SigV4 `Authorization` header of a request that carries no body (a read, a delete, a
+    /// listing): its signed payload hash must be the empty body's or `UNSIGNED-PAYLOAD`.
+    ///
+    /// - Throws: `AccessDenied` with S3's code; 400 `XAmzContentSHA256Mismatch` for another payload hash.
+    static func verifyBodiless(
+        _ request: Request,
+        app: MediaApp,
+        query: QueryItems,
+        now: Int64
+    ) throws(AccessDenied) -> SigV4.SignedRequest {
+        let signed = try self.verify(request, app: app, query: query, now: now)
+        guard signed.payloadHash == SigV4.emptyPayloadHash || signed.payloadHash == SigV4.unsignedPayload else {
+            throw AccessDenied(
+                "The provided 'x-amz-content-sha256' header does not match what was computed.",
+                code: "XAmzContentSHA256Mismatch",
+                kind: .malformed
+            )
+        }
+        return signed
+    }
+
     /// The request's path as a signature covers it: percent-decoded (the canonical request encodes it again).
     static func path(of request: Request) -> String {
         PercentEncoding.decode(request.uri.path.utf8) ?? request.uri.path

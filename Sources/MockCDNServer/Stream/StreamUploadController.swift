@@ -190,10 +190,8 @@ struct StreamUploadController {
         guard caller.claims.isServer || metadata.owner == caller.claims.userID else {
             throw StreamAPIError.notAllowed("only the uploader or a server-side token may delete this file")
         }
-        try await self.uploads.store.delete(key)
-        self.variants.drop(object: key.rawValue)
-        await self.posters.deletePoster(of: metadata)
+        try await ObjectRemover(store: self.uploads.store, variants: self.variants, posters: self.posters)
+            .remove(key, metadata: metadata)
         return DurationResponse(duration: context.duration)
     }
-
 }

@@ -94,6 +94,7 @@ extension S3Error {
     static func specific(_ error: any Error) -> S3Error? {
         switch error {
         case let denial as AccessDenied: .accessDenied(denial)
+        case let refusal as SignatureRefusal: .accessDenied(refusal.denial)
         case let refusal as TransformRefusal: S3Error(refusal)
         case let error as MockCDNError where error == .invalidObjectKey: .invalidURI(error.detail)
         default: nil

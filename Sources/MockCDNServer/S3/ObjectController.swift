@@ -1,0 +1,34 @@
+import Hummingbird
+import MockCDNCore
+
+/// The object-level S3 routes besides reads (which the CDN serves): DeleteObject (`DELETE /{app}/{key}`),
+/// signed in the `Authorization` header (SigV4) or presigned (SigV4, SigV2), with the app's keys.
+struct ObjectController {
+    let apps: AppRegistry
+    let clock: MockClock
+    let remover: ObjectRemover
+
+    func addRoutes(to router: some RouterMethods<AppRequestContext>) {
+        router.delete(":app/**") { request, context in try await self.delete(request, context: context) }
+    }
+
+    /// 204 whether or not the object was there, as S3 answers; its variants and poster go with it.
+    private func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let appID = try context.parameters.require("app")
+        guard let app = self.apps.app(id: appID) else { throw S3Error.noSuchApp() }
+        let key = try ObjectKey(app: appID, percentEncodedPath: request.uri.path)
+        let query = context.query(of: request)
+        let now = self.clock.unixSeconds
+        let source: CredentialSource
+        if HeaderSignature.isPresent(in: request) {
+            _ = try HeaderSignature.verifyBodiless(request, app: app, query: query, now: now)
+            source = .s3HeaderSigV4
+        } else {
+            source = try PresignedRequest.verify(request, app: app, key: key, query: query, now: now)
+        }
+        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+            try await self.remover.remove(key)
+            return Response(status: .noContent)
+        }
+    }
+}
