@@ -58,6 +58,11 @@ public struct AccessDenied: Error, Sendable, Equatable, CustomStringConvertible 
     /// Whether the credential was refused only because its time had passed (the rest held).
     public var isExpiry: Bool { self.message == Self.expiredMessage }
     public static let signatureMismatch = AccessDenied("Signature does not match")
+    /// An access key id that is not the app's: S3's `InvalidAccessKeyId`, for every S3 signature version.
+    public static let invalidAccessKeyID = AccessDenied(
+        "The AWS Access Key Id you provided does not exist in our records.",
+        code: "InvalidAccessKeyId"
+    )
     /// CloudFront's own codes and text for a missing key id, an unknown one and an unreadable policy; the
     /// `Rule` detail keeps MockCDN's account of what failed.
     public static let missingKeyPair = AccessDenied(

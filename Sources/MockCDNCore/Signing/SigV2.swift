@@ -98,10 +98,7 @@ public enum SigV2 {
             )
         }
         guard key == accessKeyID else {
-            throw AccessDenied(
-                "The AWS Access Key Id you provided does not exist in our records.",
-                code: "InvalidAccessKeyId"
-            )
+            throw AccessDenied.invalidAccessKeyID
         }
         guard expiresText.utf8.count <= maximumExpiresDigits, expiresText.utf8.allSatisfy({ (48...57).contains($0) }),
             let expires = Int64(expiresText)

@@ -57,10 +57,7 @@ extension SigV4 {
             )
         }
         guard credential[0] == credentials.accessKeyID else {
-            throw AccessDenied(
-                "The AWS Access Key Id you provided does not exist in our records.",
-                code: "InvalidAccessKeyId"
-            )
+            throw AccessDenied.invalidAccessKeyID
         }
         guard let amzDate = header("x-amz-date"), let date = AmzDate.parseCompact(amzDate) else {
             throw AccessDenied("AWS authentication requires a valid Date or x-amz-date header")

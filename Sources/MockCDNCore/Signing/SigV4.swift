@@ -116,10 +116,7 @@ public enum SigV4 {
             throw AccessDenied.wrongRegion(Self.echo(credential[2]), expected: credentials.region)
         }
         guard credential[0] == credentials.accessKeyID else {
-            throw AccessDenied(
-                "The AWS Access Key Id you provided does not exist in our records.",
-                code: "InvalidAccessKeyId"
-            )
+            throw AccessDenied.invalidAccessKeyID
         }
         guard let amzDate = value("X-Amz-Date"), let date = AmzDate.parseCompact(amzDate) else {
             throw AccessDenied("X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"")
