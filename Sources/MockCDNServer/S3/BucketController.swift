@@ -30,7 +30,13 @@ struct BucketController {
     private func answer(_ request: Request, context: AppRequestContext, head: Bool) async throws -> Response {
         let app = try self.app(context)
         let query = context.query(of: request)
-        let source = try self.authenticate(request, app: app, query: query)
+        let source = try S3Authenticator.authenticate(
+            request,
+            app: app,
+            key: nil,
+            query: query,
+            now: self.clock.unixSeconds
+        )
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             if head { return Self.headBucket(app) }
             let names = Set(query.decoded.map(\.name))
@@ -51,31 +57,6 @@ struct BucketController {
         let id = try context.parameters.require("app")
         guard let app = self.apps.app(id: id) else { throw S3Error.noSuchApp() }
         return app
-    }
-
-    /// The credential of a bucket request: SigV4 in the `Authorization` header, or a SigV4 presigned query.
-    private func authenticate(_ request: Request, app: MediaApp, query: QueryItems) throws -> CredentialSource {
-        let now = self.clock.unixSeconds
-        if HeaderSignature.isPresent(in: request) {
-            _ = try HeaderSignature.verifyBodiless(request, app: app, query: query, now: now)
-            return .s3HeaderSigV4
-        }
-        if SigV4.isPresent(in: query.decoded) {
-            try SigV4.verify(
-                query: query.decoded,
-                method: request.method.rawValue,
-                path: HeaderSignature.path(of: request),
-                header: PresignedRequest.signedHeader(of: request),
-                credentials: app.sigV4Credentials,
-                now: now
-            )
-            return .presigned
-        }
-        throw S3Error(
-            status: .forbidden,
-            code: "AccessDenied",
-            message: "Access Denied: sign the request with the app's key"
-        )
     }
 
     private static func headBucket(_ app: MediaApp) -> Response {

@@ -18,14 +18,13 @@ struct ObjectController {
         guard let app = self.apps.app(id: appID) else { throw S3Error.noSuchApp() }
         let key = try ObjectKey(app: appID, percentEncodedPath: request.uri.path)
         let query = context.query(of: request)
-        let now = self.clock.unixSeconds
-        let source: CredentialSource
-        if HeaderSignature.isPresent(in: request) {
-            _ = try HeaderSignature.verifyBodiless(request, app: app, query: query, now: now)
-            source = .s3HeaderSigV4
-        } else {
-            source = try PresignedRequest.verify(request, app: app, key: key, query: query, now: now)
-        }
+        let source = try S3Authenticator.authenticate(
+            request,
+            app: app,
+            key: key,
+            query: query,
+            now: self.clock.unixSeconds
+        )
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             try await self.remover.remove(key)
             return Response(status: .noContent)

@@ -1,0 +1,44 @@
+import Hummingbird
+import MockCDNCore
+
+/// Who may make an S3 request that carries no body (a listing, a delete): the app's keys, in the
+/// `Authorization` header (SigV4) or in a presigned query (SigV4; SigV2 for an object too).
+enum S3Authenticator {
+    /// The request's credential, checked.
+    ///
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - app: the bucket's app.
+    ///   - key: the object, or nil for a bucket request.
+    ///   - query: the request's query.
+    ///   - now: the clock's Unix time.
+    /// - Returns: which credential passed, for the journal.
+    /// - Throws: `AccessDenied` or `SignatureRefusal` with S3's code; 403 `AccessDenied` for no credential.
+    static func authenticate(
+        _ request: Request,
+        app: MediaApp,
+        key: ObjectKey?,
+        query: QueryItems,
+        now: Int64
+    ) throws -> CredentialSource {
+        if HeaderSignature.isPresent(in: request) {
+            _ = try HeaderSignature.verifyBodiless(request, app: app, query: query, now: now)
+            return .s3HeaderSigV4
+        }
+        if let key {
+            return try PresignedRequest.verify(request, app: app, key: key, query: query, now: now)
+        }
+        guard SigV4.isPresent(in: query.decoded) else {
+            throw AccessDenied("Access Denied: sign the request with the app's key")
+        }
+        try SigV4.verify(
+            query: query.decoded,
+            method: request.method.rawValue,
+            path: HeaderSignature.path(of: request),
+            header: PresignedRequest.signedHeader(of: request),
+            credentials: app.sigV4Credentials,
+            now: now
+        )
+        return .presigned
+    }
+}
