@@ -401,7 +401,7 @@ struct ClientEndToEndTests {
                     }
                     // Not a margin, so no 10x rule: the cancel must end the upload cleanly at any moment, and these
                     // delays only spread the moments; any machine speed gives a valid moment.
-                    try await Task.sleep(for: .milliseconds(delay))
+                    try await Task.sleep(for: .milliseconds(delay))  // spreads the moment of the cancel; not a margin
                     early.cancel()
                     let ended: Bool? = await Self.finishes(within: 20) {
                         _ = await early.result

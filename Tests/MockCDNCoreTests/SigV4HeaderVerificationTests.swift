@@ -150,6 +150,24 @@ struct SigV4HeaderVerificationTests {
         }
     }
 
+    @Test("a mismatch shows the canonical request with a signed session token and cookie redacted")
+    func mismatchRedacts() throws {
+        var headers = Self.getHeaders
+        headers["x-amz-security-token"] = "session-token-secret"
+        headers["cookie"] = "session=cookie-secret"
+        let authorization = Self.getAuthorization.replacingOccurrences(
+            of: "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date",
+            with: "SignedHeaders=cookie;host;range;x-amz-content-sha256;x-amz-date;x-amz-security-token"
+        )
+        let denial = try #require(
+            Self.refusal { () throws(AccessDenied) in try Self.verify(authorization, headers: headers) }
+        )
+        #expect(denial.code == "SignatureDoesNotMatch")
+        let shown = try #require(denial.details.first { $0.name == "CanonicalRequest" }?.value)
+        #expect(shown.contains("x-amz-security-token:REDACTED") && shown.contains("cookie:REDACTED"), "\(shown)")
+        #expect(!denial.details.contains { $0.value.contains("secret") })
+    }
+
     @Test("a presigned query or an Authorization of another kind is not a SigV4 header")
     func detection() {
         #expect(SigV4.isHeaderSigned(Self.getAuthorization))

@@ -115,6 +115,21 @@ def test_awscli_ls_and_cp(server, tmp_path):
 
 
 def test_curl_aws_sigv4(server, tmp_path):
+    # curl's own defaults first. S3 requires x-amz-content-sha256 on every header-signed request; curl 8 sends
+    # it for the s3 service, curl 7.88 (Debian 12's) does not, and then S3's answer is 400 InvalidRequest.
+    plain = subprocess.run(
+        ["curl", "-sS", "-v", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", f"{API_KEY}:{API_SECRET}",
+         "-w", "\n%{http_code}", f"{server}/demo/{SAMPLE}", "-o", str(tmp_path / "plain")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert plain.returncode == 0, plain.stderr
+    status = plain.stdout.strip().splitlines()[-1]
+    if "x-amz-content-sha256:" in plain.stderr.lower():
+        assert status == "200" and (tmp_path / "plain").read_bytes() == SAMPLE_BYTES
+    else:
+        assert status == "400", plain.stderr
+        assert b"<Code>InvalidRequest</Code>" in (tmp_path / "plain").read_bytes()
+    # With the header S3 asks for, as curl's documentation shows for S3.
     target = tmp_path / "sample.pdf"
     result = subprocess.run(
         ["curl", "-fsS", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", f"{API_KEY}:{API_SECRET}",

@@ -191,16 +191,7 @@ public enum SigV4 {
                 signedHeaders: signedHeaders,
                 header: header
             )
-            throw AccessDenied(
-                "The request signature we calculated does not match the signature you provided. "
-                    + "Check your key and signing method.",
-                code: "SignatureDoesNotMatch",
-                details: [
-                    .init("AWSAccessKeyId", credentials.accessKeyID),
-                    .init("StringToSign", self.stringToSign(shown, credentials: credentials, amzDate: amzDate)),
-                    .init("CanonicalRequest", shown),
-                ]
-            )
+            throw self.signatureMismatch(shown: shown, credentials: credentials, amzDate: amzDate)
         }
         guard date <= now + allowedSkew else { throw AccessDenied("Request is not yet valid") }
         guard now < date + expires else {
@@ -222,6 +213,24 @@ public enum SigV4 {
 
     /// Query parameters whose values never appear in an error answer.
     static let redactedParameters: Set<String> = ["X-Amz-Security-Token", "fat", "Signature", "Policy"]
+
+    /// Headers whose values never appear in an error answer, though a request may sign them.
+    static let redactedHeaders: Set<String> = ["x-amz-security-token", "cookie", "fat"]
+
+    /// S3's `SignatureDoesNotMatch`, with the canonical request MockCDN computed (`shown`, secrets redacted)
+    /// and its string to sign, so a client can compare them with its signer's.
+    static func signatureMismatch(shown: String, credentials: SigV4Credentials, amzDate: String) -> AccessDenied {
+        AccessDenied(
+            "The request signature we calculated does not match the signature you provided. "
+                + "Check your key and signing method.",
+            code: "SignatureDoesNotMatch",
+            details: [
+                .init("AWSAccessKeyId", credentials.accessKeyID),
+                .init("StringToSign", self.stringToSign(shown, credentials: credentials, amzDate: amzDate)),
+                .init("CanonicalRequest", shown),
+            ]
+        )
+    }
 
     /// A piece of the client's input fit to appear in a message: short, printable ASCII.
     static func echo(_ text: Substring) -> String {

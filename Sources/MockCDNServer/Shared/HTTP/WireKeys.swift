@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The one key strategy of MockCDN's JSON answers: Swift's camelCase names, acronyms included, on the wire
 /// in snake_case (`userID` as `user_id`, `thumbURL` as `thumb_url`, `uploadURLTTL` as `upload_url_ttl`), so
@@ -7,6 +8,19 @@ import Foundation
 enum WireKeys {
     /// The acronyms MockCDN's names use, each one word on the wire.
     static let acronyms = ["TTL", "URL", "JWT", "FAT", "API", "ID", "MB", "MS", "UI"]
+
+    /// Names seen before: the encoder asks for every member of every answer, and the names are the answer
+    /// types' own, so each is worked out once. Bounded, since a dictionary's keys pass through here too.
+    private static let seen = Mutex<[String: String]>([:])
+    private static let seenLimit = 4096
+
+    /// `name` in snake_case when it is lowerCamelCase, else as it is; remembered.
+    static func wireName(_ name: String) -> String {
+        if let known = Self.seen.withLock({ $0[name] }) { return known }
+        let wire = Self.snakeCase(name)
+        Self.seen.withLock { if $0.count < Self.seenLimit { $0[name] = wire } }
+        return wire
+    }
 
     /// `name` in snake_case when it is lowerCamelCase, else as it is.
     static func snakeCase(_ name: String) -> String {
@@ -45,7 +59,7 @@ enum WireKeys {
 
     /// The strategy MockCDN's response encoder uses.
     static let encoding = JSONEncoder.KeyEncodingStrategy.custom { path in
-        Key(WireKeys.snakeCase(path.last!.stringValue))
+        Key(WireKeys.wireName(path.last!.stringValue))
     }
 
     private struct Key: CodingKey {
