@@ -181,17 +181,16 @@ public enum SigV4 {
             if SecureBytes.constantTimeEqual(expected, signature.hexString) { matched = true }
         }
         guard matched else {
-            // What the answer shows is computed with secret-bearing parameters redacted.
-            let shown = self.canonicalRequest(
+            throw self.signatureMismatch(
                 method: method,
                 path: path,
-                canonicalQuery: self.canonicalQuery(
-                    unsigned.map { Self.redactedParameters.contains($0.name) ? ($0.name, "REDACTED") : $0 }
-                ),
+                query: unsigned,
                 signedHeaders: signedHeaders,
-                header: header
+                payloadHash: unsignedPayload,
+                header: header,
+                credentials: credentials,
+                amzDate: amzDate
             )
-            throw self.signatureMismatch(shown: shown, credentials: credentials, amzDate: amzDate)
         }
         guard date <= now + allowedSkew else { throw AccessDenied("Request is not yet valid") }
         guard now < date + expires else {
@@ -217,10 +216,30 @@ public enum SigV4 {
     /// Headers whose values never appear in an error answer, though a request may sign them.
     static let redactedHeaders: Set<String> = ["x-amz-security-token", "cookie", "fat"]
 
-    /// S3's `SignatureDoesNotMatch`, with the canonical request MockCDN computed (`shown`, secrets redacted)
-    /// and its string to sign, so a client can compare them with its signer's.
-    static func signatureMismatch(shown: String, credentials: SigV4Credentials, amzDate: String) -> AccessDenied {
-        AccessDenied(
+    /// S3's `SignatureDoesNotMatch`, with the canonical request MockCDN computed and its string to sign, so a
+    /// client can compare them with its signer's. What it shows is computed with the secret-bearing query
+    /// parameters and headers redacted.
+    static func signatureMismatch(
+        method: String,
+        path: String,
+        query: [(name: String, value: String)],
+        signedHeaders: [String],
+        payloadHash: String,
+        header: (String) -> String?,
+        credentials: SigV4Credentials,
+        amzDate: String
+    ) -> AccessDenied {
+        let shown = self.canonicalRequest(
+            method: method,
+            path: path,
+            canonicalQuery: self.canonicalQuery(
+                query.map { Self.redactedParameters.contains($0.name) ? ($0.name, "REDACTED") : $0 }
+            ),
+            signedHeaders: signedHeaders,
+            payloadHash: payloadHash,
+            header: { Self.redactedHeaders.contains($0) ? "REDACTED" : header($0) }
+        )
+        return AccessDenied(
             "The request signature we calculated does not match the signature you provided. "
                 + "Check your key and signing method.",
             code: "SignatureDoesNotMatch",

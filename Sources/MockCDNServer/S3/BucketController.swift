@@ -28,7 +28,7 @@ struct BucketController {
     }
 
     private func answer(_ request: Request, context: AppRequestContext, head: Bool) async throws -> Response {
-        let app = try self.app(context)
+        let app = try S3Authenticator.app(context, in: self.apps)
         let query = context.query(of: request)
         let source = try S3Authenticator.authenticate(
             request,
@@ -50,13 +50,6 @@ struct BucketController {
             if names.contains("location") { return Self.location(app) }
             return try await self.list(app, query: query, version2: query.first("list-type") == "2")
         }
-    }
-
-    /// The app the path names: 404 `NoSuchBucket` when there is none.
-    private func app(_ context: AppRequestContext) throws -> MediaApp {
-        let id = try context.parameters.require("app")
-        guard let app = self.apps.app(id: id) else { throw S3Error.noSuchApp() }
-        return app
     }
 
     private static func headBucket(_ app: MediaApp) -> Response {

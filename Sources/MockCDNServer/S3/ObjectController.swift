@@ -14,9 +14,8 @@ struct ObjectController {
 
     /// 204 whether or not the object was there, as S3 answers; its variants and poster go with it.
     private func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let appID = try context.parameters.require("app")
-        guard let app = self.apps.app(id: appID) else { throw S3Error.noSuchApp() }
-        let key = try ObjectKey(app: appID, percentEncodedPath: request.uri.path)
+        let app = try S3Authenticator.app(context, in: self.apps)
+        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
         let query = context.query(of: request)
         let source = try S3Authenticator.authenticate(
             request,

@@ -4,6 +4,14 @@ import MockCDNCore
 /// Who may make an S3 request that carries no body (a listing, a delete): the app's keys, in the
 /// `Authorization` header (SigV4) or in a presigned query (SigV4; SigV2 for an object too).
 enum S3Authenticator {
+    /// The app the path's first segment names: the bucket.
+    ///
+    /// - Throws: 404 `NoSuchBucket` when there is none.
+    static func app(_ context: AppRequestContext, in apps: AppRegistry) throws -> MediaApp {
+        guard let app = apps.app(id: try context.parameters.require("app")) else { throw S3Error.noSuchApp() }
+        return app
+    }
+
     /// The request's credential, checked.
     ///
     /// - Parameters:
