@@ -44,7 +44,7 @@ public final class S3ObjectStore: ObjectStore {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
-        attributes: () async throws -> ObjectAttributes
+        attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         let blob = self.prefix + "blobs/" + key.rawValue + "/" + UUID().uuidString.lowercased()
         var intake = ObjectIntake(maxBytes: maxBytes)
@@ -87,7 +87,8 @@ public final class S3ObjectStore: ObjectStore {
             } else {
                 try await self.client.putObject(blob, bytes: pending)
             }
-            let metadata = intake.metadata(for: key, attributes: try await attributes())
+            let attributes = try await attributes(intake.finish())
+            let metadata = intake.metadata(for: key, attributes: attributes)
             let previous = try await self.record(key)
             try await self.client.putObject(
                 self.recordKey(key),

@@ -90,13 +90,20 @@ func addSurfaces(
         uploads: services.uploads,
         posters: services.posters
     ).addRoutes(to: router)
-    CometChatAPI(apps: services.apps, clock: services.clock, links: services.links, uploads: services.uploads)
-        .addRoutes(to: router)
+    let cometChat = CometChatAPI(
+        apps: services.apps,
+        clock: services.clock,
+        links: services.links,
+        uploads: services.uploads
+    )
+    cometChat.addRoutes(to: router)
     S3API(
         apps: services.apps,
         store: services.store,
         clock: services.clock,
-        remover: ObjectRemover(store: services.store, variants: services.variants, posters: services.posters)
+        remover: ObjectRemover(store: services.store, variants: services.variants, posters: services.posters),
+        uploads: services.uploads,
+        uploadURLPut: cometChat.uploadURLPut
     ).addRoutes(to: router)
     MediaReads(
         apps: services.apps,

@@ -20,7 +20,7 @@ struct SabotagedStore: ObjectStore {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
-        attributes: () async throws -> ObjectAttributes
+        attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         if key.rawValue.contains("boom") { throw Sabotage() }
         guard key.rawValue.hasSuffix("/full.bin") else {
@@ -193,7 +193,7 @@ struct CountingStore: ObjectStore {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
-        attributes: () async throws -> ObjectAttributes
+        attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         let stored = try await self.base.put(key, body: body, maxBytes: maxBytes, attributes: attributes)
         self.writes.add()

@@ -216,7 +216,7 @@ private final class HookedStore: ObjectStore, @unchecked Sendable {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
-        attributes: () async throws -> ObjectAttributes
+        attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         try await self.base.put(key, body: body, maxBytes: maxBytes, attributes: attributes)
     }

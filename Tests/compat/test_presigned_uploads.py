@@ -17,6 +17,7 @@ import socket
 import time
 import urllib.parse
 import uuid
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import boto3
@@ -106,6 +107,11 @@ def put(url: str, body: bytes, headers: dict | None = None) -> tuple[int, dict |
 def refused(answer: dict, code: str) -> dict:
     assert set(answer) == {"error"} and answer["error"]["code"] == code, answer
     return answer["error"]
+
+
+def s3_code(answer: bytes) -> str:
+    """The `Code` of an S3 XML error."""
+    return ET.fromstring(answer).findtext("Code")
 
 
 def s3(base: str, signature_version: str | None = None):
@@ -290,11 +296,15 @@ def test_a_tampered_upload_url_is_refused_and_stores_nothing(served, tamper):
     before = keys(served)
     status, answer, _ = put(url, b"0123456789", headers)
     assert status == 403
-    error = refused(answer, "ERR_PERMISSION_DENIED")
-    if tamper != "unsigned":
-        assert error["details"]["S3Code"] == "SignatureDoesNotMatch"
-    assert keys(served) == before
     journal = control(served, "/_mockcdn/requests?method=PUT&status=403")["requests"]
+    assert keys(served) == before
+    if tamper == "unsigned":
+        # Without the URL's query it is no longer MockCDN's upload URL but a plain S3 PUT: S3's answer.
+        assert b"<Code>AccessDenied</Code>" in answer, answer
+        assert journal[-1]["credential"] == "none" and journal[-1]["reason"].startswith("AccessDenied: ")
+        return
+    error = refused(answer, "ERR_PERMISSION_DENIED")
+    assert error["details"]["S3Code"] == "SignatureDoesNotMatch"
     assert journal[-1]["credential"] == "none" and journal[-1]["reason"].startswith("ERR_PERMISSION_DENIED: ")
 
 
@@ -391,10 +401,11 @@ def test_boto3_presigned_puts_are_accepted(served, signature_version):
     url = s3(served, signature_version).generate_presigned_url(
         "put_object", Params={"Bucket": "uploads", "Key": key, "ContentType": "image/png"}, ExpiresIn=600)
     assert ("X-Amz-Signature" in url) == (signature_version == "s3v4")
-    status, answer, _ = put(url, PNG, {"Content-Type": "image/png"})
-    assert status == 200, answer
-    assert answer["key"] == "uploads/" + key and answer["content_type"] == "image/png"
-    assert request(answer["url"], headers={"fat": fat(served)})[1] == PNG
+    status, answer, headers = put(url, PNG, {"Content-Type": "image/png"})
+    # S3's answer: the ETag, no body.
+    assert status == 200 and answer == b"" and headers["ETag"].startswith('"'), answer
+    status, body, stored = request(f"{served}/uploads/{key}", headers={"fat": fat(served)})
+    assert status == 200 and body == PNG and stored["Content-Type"] == "image/png"
     journal = control(served, "/_mockcdn/requests?method=PUT&path=/uploads/" + key)["requests"]
     assert journal[-1]["credential"] == ("presigned" if signature_version == "s3v4" else "presigned-v2")
 
@@ -417,14 +428,15 @@ def test_boto3_presigned_puts_are_refused(served, signature_version, case):
     else:
         body = b"x" * 4097
     status, answer, _ = put(url, body, headers)
+    # boto3's URLs are S3's, so is every refusal: XML with S3's code.
     expected = {
-        "tampered-key": (403, "ERR_PERMISSION_DENIED"),
-        "other-content-type": (403, "ERR_PERMISSION_DENIED"),
-        "expired": (403, "ERR_PRESIGNED_URL_EXPIRED"),
-        "over-the-app-limit": (413, "ERR_FILE_SIZE_EXCEEDED"),
+        "tampered-key": (403, "SignatureDoesNotMatch"),
+        "other-content-type": (403, "SignatureDoesNotMatch"),
+        "expired": (403, "AccessDenied"),
+        "over-the-app-limit": (400, "EntityTooLarge"),
     }[case]
     assert status == expected[0], answer
-    refused(answer, expected[1])
+    assert s3_code(answer) == expected[1], answer
     assert not [stored for stored in keys(served) if stored.startswith(f"uploads/{key.rsplit('/', 1)[0]}")]
     if case == "over-the-app-limit":
         # The byte before the boundary goes through.
@@ -435,7 +447,7 @@ def test_boto3_put_to_a_blocked_extension_is_refused_by_the_policy(served):
     key = f"media/{uuid.uuid4()}/tool.exe"
     url = s3(served).generate_presigned_url("put_object", Params={"Bucket": "uploads", "Key": key}, ExpiresIn=60)
     status, answer, _ = put(url, b"MZ" + b"\0" * 62)
-    assert status == 400 and ".exe is blocked" in refused(answer, "ERR_BAD_REQUEST")["message"]
+    assert status == 415 and s3_code(answer) == "UnsupportedMediaType" and b".exe is blocked" in answer, answer
     assert "uploads/" + key not in keys(served)
 
 

@@ -7,18 +7,16 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat/test_s3_api.py
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
 
 from conftest import launch
+from s3support import advance, journal, refused, reset, s3
 from support import API_KEY, API_SECRET, REPO, request
 
 pytestmark = pytest.mark.usefixtures("no_aws_configuration")
@@ -26,23 +24,6 @@ pytestmark = pytest.mark.usefixtures("no_aws_configuration")
 SAMPLE = "fixtures/sample.pdf"
 SAMPLE_BYTES = (REPO / "Fixtures" / "media" / "sample.pdf").read_bytes()
 KEY_COUNT = 1200
-
-
-def s3(server: str, secret: str = API_SECRET):
-    """boto3 with its defaults: only the endpoint (an IP address, so path-style) and the keys."""
-    return boto3.session.Session().client(
-        "s3", endpoint_url=server, aws_access_key_id=API_KEY, aws_secret_access_key=secret
-    )
-
-
-def journal(server: str) -> list[dict]:
-    status, body, _ = request(f"{server}/_mockcdn/requests")
-    assert status == 200, body
-    return json.loads(body)["requests"]
-
-
-def code_of(error: ClientError) -> tuple[int, str]:
-    return error.response["ResponseMetadata"]["HTTPStatusCode"], error.response["Error"]["Code"]
 
 
 @pytest.fixture(scope="module")
@@ -140,39 +121,31 @@ def test_curl_aws_sigv4(server, tmp_path):
     assert target.read_bytes() == SAMPLE_BYTES
 
 
-def _refused(call) -> tuple[int, str]:
-    with pytest.raises(ClientError) as refused:
-        call()
-    return code_of(refused.value)
-
-
 def test_refusals_are_s3_xml_with_s3_codes(server):
     wrong = s3(server, secret="not-the-secret")
-    assert _refused(lambda: wrong.get_object(Bucket="demo", Key=SAMPLE)) == (403, "SignatureDoesNotMatch")
-    assert _refused(lambda: wrong.list_objects_v2(Bucket="demo")) == (403, "SignatureDoesNotMatch")
+    assert refused(lambda: wrong.get_object(Bucket="demo", Key=SAMPLE)) == (403, "SignatureDoesNotMatch")
+    assert refused(lambda: wrong.list_objects_v2(Bucket="demo")) == (403, "SignatureDoesNotMatch")
     client = s3(server)
-    assert _refused(lambda: client.list_objects_v2(Bucket="nosuchapp")) == (404, "NoSuchBucket")
-    assert _refused(lambda: client.get_object(Bucket="demo", Key="fixtures/none.txt")) == (404, "NoSuchKey")
-    assert _refused(lambda: client.get_bucket_versioning(Bucket="demo")) == (501, "NotImplemented")
+    assert refused(lambda: client.list_objects_v2(Bucket="nosuchapp")) == (404, "NoSuchBucket")
+    assert refused(lambda: client.get_object(Bucket="demo", Key="fixtures/none.txt")) == (404, "NoSuchKey")
+    assert refused(lambda: client.get_bucket_versioning(Bucket="demo")) == (501, "NotImplemented")
     # The raw answer of a refused listing is XML, never JSON, and names the rule.
     status, body, headers = request(f"{server}/demo?list-type=2")
     assert status == 403 and headers["content-type"] == "application/xml", body
     assert ET.fromstring(body).findtext("Code") == "AccessDenied", body
-    refused = [entry for entry in journal(server) if entry["status"] == 403]
-    assert any((entry["reason"] or "").startswith("SignatureDoesNotMatch") for entry in refused), refused
+    denials = [entry for entry in journal(server) if entry["status"] == 403]
+    assert any((entry["reason"] or "").startswith("SignatureDoesNotMatch") for entry in denials), denials
 
 
 def test_a_skewed_clock_is_request_time_too_skewed(server):
     client = s3(server)
     client.head_object(Bucket="demo", Key=SAMPLE)
-    status, body, _ = request(f"{server}/_mockcdn/clock/advance", "POST", json.dumps({"seconds": 901}).encode(),
-                              {"Content-Type": "application/json"})
-    assert status == 200, body
+    advance(server, 901)
     try:
-        assert _refused(lambda: client.get_object(Bucket="demo", Key=SAMPLE)) == (403, "RequestTimeTooSkewed")
-        assert _refused(lambda: client.list_objects_v2(Bucket="demo")) == (403, "RequestTimeTooSkewed")
+        assert refused(lambda: client.get_object(Bucket="demo", Key=SAMPLE)) == (403, "RequestTimeTooSkewed")
+        assert refused(lambda: client.list_objects_v2(Bucket="demo")) == (403, "RequestTimeTooSkewed")
     finally:
-        request(f"{server}/_mockcdn/reset", "POST", b"{}", {"Content-Type": "application/json"})
+        reset(server)
     client.head_object(Bucket="demo", Key=SAMPLE)
 
 
@@ -188,11 +161,11 @@ def test_delete_object_header_signed_and_with_awscli(server):
     _presigned_put(client, "notes/a.txt", b"a")
     _presigned_put(client, "notes/b.txt", b"b")
     wrong = s3(server, secret="not-the-secret")
-    assert _refused(lambda: wrong.delete_object(Bucket="demo", Key="notes/a.txt")) == (403, "SignatureDoesNotMatch")
+    assert refused(lambda: wrong.delete_object(Bucket="demo", Key="notes/a.txt")) == (403, "SignatureDoesNotMatch")
     assert client.get_object(Bucket="demo", Key="notes/a.txt")["Body"].read() == b"a", "a refused delete kept it"
     deleted = client.delete_object(Bucket="demo", Key="notes/a.txt")
     assert deleted["ResponseMetadata"]["HTTPStatusCode"] == 204
-    assert _refused(lambda: client.head_object(Bucket="demo", Key="notes/a.txt"))[0] == 404
+    assert refused(lambda: client.head_object(Bucket="demo", Key="notes/a.txt"))[0] == 404
     # Nothing there: still 204, as on S3.
     assert client.delete_object(Bucket="demo", Key="notes/a.txt")["ResponseMetadata"]["HTTPStatusCode"] == 204
     env = dict(os.environ, AWS_ACCESS_KEY_ID=API_KEY, AWS_SECRET_ACCESS_KEY=API_SECRET)

@@ -6,13 +6,18 @@ public enum ConditionalRequest {
     public enum Outcome: Sendable, Equatable {
         /// 304 Not Modified.
         case notModified
+        /// 412 Precondition Failed: `If-Match` or `If-Unmodified-Since` does not hold.
+        case preconditionFailed
         /// Serve, honouring Range only when `honourRange` (If-Range may say the client's copy is stale).
         case serve(honourRange: Bool)
     }
 
-    /// Evaluates If-None-Match, If-Modified-Since and If-Range.
+    /// Evaluates If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since and If-Range, in RFC 9110's
+    /// order (section 13.2.2): each date is read only when its entity-tag partner is absent.
     ///
     /// - Parameters:
+    ///   - ifMatch: the header value, if any.
+    ///   - ifUnmodifiedSince: the header value, if any.
     ///   - ifNoneMatch: the header value, if any.
     ///   - ifModifiedSince: the header value, if any.
     ///   - ifRange: the header value, if any.
@@ -20,15 +25,24 @@ public enum ConditionalRequest {
     ///   - lastModified: the object's modification time, whole seconds.
     /// - Returns: the outcome.
     public static func evaluate(
+        ifMatch: String? = nil,
+        ifUnmodifiedSince: String? = nil,
         ifNoneMatch: String?,
         ifModifiedSince: String?,
         ifRange: String?,
         etag: String,
         lastModified: Date
     ) -> Outcome {
+        if let ifMatch {
+            // Strong comparison: a weak tag never matches.
+            let tags = Self.tags(ifMatch)
+            guard tags.contains("*") || tags.contains(etag) else { return .preconditionFailed }
+        } else if let ifUnmodifiedSince, let since = HTTPDate.parse(ifUnmodifiedSince), lastModified > since {
+            return .preconditionFailed
+        }
         if let ifNoneMatch {
             // Weak comparison: W/"x" matches "x".
-            let tags = ifNoneMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let tags = Self.tags(ifNoneMatch)
             if tags.contains("*") || tags.contains(where: { weakTag($0) == weakTag(etag) }) { return .notModified }
         } else if let ifModifiedSince, let since = HTTPDate.parse(ifModifiedSince), lastModified <= since {
             return .notModified
@@ -41,6 +55,10 @@ public enum ConditionalRequest {
         }
         guard let date = HTTPDate.parse(trimmed) else { return .serve(honourRange: false) }
         return .serve(honourRange: date == lastModified)
+    }
+
+    private static func tags(_ header: String) -> [String] {
+        header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
     private static func weakTag(_ tag: String) -> Substring {

@@ -78,7 +78,7 @@ public final class DiskObjectStore: ObjectStore {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
-        attributes: () async throws -> ObjectAttributes
+        attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         let blob = Self.newIdentifier()
         let blobTemporary = self.temporary.appending(blob)
@@ -96,7 +96,8 @@ public final class DiskObjectStore: ObjectStore {
                 try await writer.flush()
                 try await handle.synchronize()
             }
-            let record = Record(blob: blob, metadata: intake.metadata(for: key, attributes: try await attributes()))
+            let attributes = try await attributes(intake.finish())
+            let record = Record(blob: blob, metadata: intake.metadata(for: key, attributes: attributes))
             try await FileSystem.shared.replaceItem(at: self.blobs.appending(blob), withItemAt: blobTemporary)
             // The blob's name must be durable before any metadata names it.
             try await Self.synchronizeDirectory(self.blobs)

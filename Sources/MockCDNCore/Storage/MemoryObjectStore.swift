@@ -37,7 +37,7 @@ public final class MemoryObjectStore: ObjectStore {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
-        attributes: () async throws -> ObjectAttributes
+        attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         var intake = ObjectIntake(maxBytes: maxBytes)
         var bytes = ByteBuffer()
@@ -53,7 +53,7 @@ public final class MemoryObjectStore: ObjectStore {
                 var chunk = chunk
                 bytes.writeBuffer(&chunk)
             }
-            attributesAtCommit = try await attributes()
+            attributesAtCommit = try await attributes(intake.finish())
         } catch {
             self.release(reserved)
             throw error

@@ -3,9 +3,19 @@ import NIOCore
 /// Counts and hashes a body as it streams in, and stops it at the size limit. Every store uses it, so
 /// every store computes size, SHA-256 and ETag the same way.
 public struct ObjectIntake {
+    /// What the store learnt of a whole body: handed to the caller's attributes before the object is
+    /// committed, so that a caller who was promised a payload hash can refuse the body without hashing it
+    /// twice.
+    public struct Summary: Sendable, Equatable {
+        public let size: Int
+        /// SHA-256 of the bytes.
+        public let sha256: [UInt8]
+    }
+
     public let maxBytes: Int
     public private(set) var size = 0
     private let hasher = SHA256Hasher()
+    private var summary: Summary?
 
     public init(maxBytes: Int) {
         self.maxBytes = maxBytes
@@ -17,7 +27,17 @@ public struct ObjectIntake {
         self.hasher.update(chunk)
     }
 
-    public func metadata(for key: ObjectKey, attributes: ObjectAttributes) -> ObjectMetadata {
-        ObjectMetadata(key: key, size: self.size, sha256: self.hasher.finalize(), attributes: attributes)
+    /// Ends the body: its size and digest. Call it once the last chunk was taken; later calls give the same.
+    public mutating func finish() -> Summary {
+        if let summary { return summary }
+        let summary = Summary(size: self.size, sha256: self.hasher.finalize())
+        self.summary = summary
+        return summary
+    }
+
+    /// The stored object's metadata, for a body `finish` ended.
+    public mutating func metadata(for key: ObjectKey, attributes: ObjectAttributes) -> ObjectMetadata {
+        let summary = self.finish()
+        return ObjectMetadata(key: key, size: summary.size, sha256: summary.sha256, attributes: attributes)
     }
 }

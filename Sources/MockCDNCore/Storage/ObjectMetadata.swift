@@ -7,7 +7,7 @@ public struct ObjectMetadata: Sendable, Equatable, Codable {
     public var contentType: String
     /// SHA-256 of the bytes, lower-case hex.
     public var sha256: String
-    /// Quoted strong entity tag, derived from the SHA-256.
+    /// Quoted strong entity tag: the caller's (`ObjectAttributes.etag`), or derived from the SHA-256.
     public var etag: String
     /// Whole seconds: HTTP dates (Last-Modified) carry no more.
     public var created: Date
@@ -19,7 +19,7 @@ public struct ObjectMetadata: Sendable, Equatable, Codable {
         self.size = size
         self.contentType = attributes.contentType
         self.sha256 = sha256.hexString
-        self.etag = "\"" + sha256.prefix(16).hexString + "\""
+        self.etag = attributes.etag ?? "\"" + sha256.prefix(16).hexString + "\""
         self.created = Date(timeIntervalSince1970: attributes.created.timeIntervalSince1970.rounded(.down))
         self.owner = attributes.owner
         self.extras = attributes.extras

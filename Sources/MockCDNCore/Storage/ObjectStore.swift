@@ -12,8 +12,9 @@ public protocol ObjectStore: Sendable {
     ///   - body: the bytes, as they arrive.
     ///   - maxBytes: the most bytes accepted; one more and the write stops.
     ///   - attributes: content type, owner and extras to keep with it, asked for once the whole body has
-    ///     arrived and before the object is committed, so that what was learnt from the bytes (an image's
-    ///     size) is written with it, once.
+    ///     arrived and before the object is committed, with the body's size and digest, so that what was
+    ///     learnt from the bytes (an image's size, a checksum) is written with it, once, and a body that
+    ///     breaks a promise (a signed payload hash) is refused before it replaces anything.
     /// - Returns: the stored object's metadata.
     /// - Throws: `MockCDNError.objectTooLarge` past `maxBytes`, `.insufficientStorage` when the store's byte
     ///   budget has no room left, or whatever `body` or `attributes` throws; nothing is stored.
@@ -21,7 +22,7 @@ public protocol ObjectStore: Sendable {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
-        attributes: () async throws -> ObjectAttributes
+        attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer
 
     /// The metadata of the object under `key`, or nil when there is none.
@@ -92,7 +93,7 @@ extension ObjectStore {
         attributes: ObjectAttributes,
         maxBytes: Int
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
-        try await self.put(key, body: body, maxBytes: maxBytes) { attributes }
+        try await self.put(key, body: body, maxBytes: maxBytes) { _ in attributes }
     }
 
     /// Removes every object (`/_mockcdn/reset`).

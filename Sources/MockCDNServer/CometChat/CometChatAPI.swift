@@ -2,9 +2,9 @@ import HTTPTypes
 import Hummingbird
 import MockCDNCore
 
-/// CometChat's secure-media surface: settings, FAT minting, media upload, presign, upload URLs and the
-/// presigned PUTs they lead to, and key listing, in CometChat's envelope. It also hands the CDN its FAT
-/// check (`readCheck`), since a FAT authorises media reads too.
+/// CometChat's secure-media surface: settings, FAT minting, media upload, presign, upload URLs, and key
+/// listing, in CometChat's envelope. It also hands the CDN its FAT check (`readCheck`), since a FAT
+/// authorises media reads too, and the S3 surface the PUTs to its upload URLs (`uploadURLPut`).
 struct CometChatAPI {
     let apps: AppRegistry
     let clock: MockClock
@@ -29,6 +29,20 @@ struct CometChatAPI {
             auth: auth
         ).addRoutes(to: group)
         UploadURLController(auth: auth, links: self.links, state: self.uploads.state).addRoutes(to: group)
-        PresignedPutController(auth: auth, links: self.links, uploads: self.uploads).addRoutes(to: group)
+    }
+
+    /// The PUT to one of MockCDN's upload URLs, answered (and refused) in CometChat's envelope: the S3
+    /// surface owns `PUT /{app}/{key}` and hands these requests here.
+    var uploadURLPut: @Sendable (Request, AppRequestContext) async throws -> Response {
+        let controller = PresignedPutController(
+            auth: CometChatAuthenticator(apps: self.apps, clock: self.clock),
+            links: self.links,
+            uploads: self.uploads
+        )
+        return { request, context in
+            try await ErrorEnvelopeMiddleware<CometChatError>().handle(request, context: context) { request, context in
+                try await controller.put(request, context: context)
+            }
+        }
     }
 }

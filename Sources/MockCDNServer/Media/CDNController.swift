@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import MockCDNCore
 import NIOCore
@@ -84,7 +85,9 @@ struct CDNController {
             }
             var response = try Self.respond(
                 to: request,
+                query: query,
                 app: app,
+                stored: [:],
                 contentType: variant.contentType,
                 etag: variant.etag,
                 lastModified: metadata.created,
@@ -101,9 +104,15 @@ struct CDNController {
             return response
         }
         let store = self.store
+        var stored = ObjectHeaders.headers(of: metadata)
+        if request.headers[Self.checksumMode]?.uppercased() == "ENABLED" {
+            stored.append(contentsOf: ObjectHeaders.checksumHeaders(of: metadata))
+        }
         return try Self.respond(
             to: request,
+            query: query,
             app: app,
+            stored: stored,
             contentType: metadata.contentType,
             etag: metadata.etag,
             lastModified: metadata.created,
@@ -122,11 +131,18 @@ struct CDNController {
         }
     }
 
-    /// Answers a read of one representation (the object, or a variant of it): conditionals (304), one
-    /// range (206) or the whole (200), and for HEAD the headers alone.
+    /// The header a read sends to be told the stored checksum.
+    static let checksumMode = HTTPField.Name("x-amz-checksum-mode")!
+
+    /// Answers a read of one representation (the object, or a variant of it): conditionals (412, 304), one
+    /// range (206) or the whole (200), and for HEAD the headers alone. The headers stored with the object
+    /// come first, then the `response-*` overrides of the query; active content stays sandboxed whatever
+    /// either says.
     private static func respond(
         to request: Request,
+        query: QueryItems,
         app: MediaApp,
+        stored: HTTPFields,
         contentType: String,
         etag: String,
         lastModified: Date,
@@ -140,22 +156,35 @@ struct CDNController {
             .acceptRanges: "bytes",
             .cacheControl: Self.cacheControl,
         ]
-        if MediaType.isActive(contentType), !app.configuration.inlineActiveContent {
+        for field in stored { headers[field.name] = field.value }
+        for (parameter, header) in ObjectHeaders.overrides {
+            if let value = query.first(parameter) { headers[header] = value }
+        }
+        if MediaType.isActive(headers[.contentType] ?? contentType), !app.configuration.inlineActiveContent {
             // Uploaded HTML, SVG, XML or script must not run on MockCDN's origin: a sandbox without
             // allow-scripts gives the document an opaque origin and no script, and a download is not rendered.
             headers[.contentSecurityPolicy] = "sandbox"
             headers[.contentDisposition] = "attachment"
         }
         let outcome = ConditionalRequest.evaluate(
+            ifMatch: request.headers[.ifMatch],
+            ifUnmodifiedSince: request.headers[.ifUnmodifiedSince],
             ifNoneMatch: request.headers[.ifNoneMatch],
             ifModifiedSince: request.headers[.ifModifiedSince],
             ifRange: request.headers[.ifRange],
             etag: etag,
             lastModified: lastModified
         )
-        guard case .serve(let honourRange) = outcome else {
+        let honourRange: Bool
+        switch outcome {
+        case .serve(let honour): honourRange = honour
+        case .notModified:
             headers[.contentType] = nil
             return Response(status: .notModified, headers: headers)
+        case .preconditionFailed:
+            throw S3Error.preconditionFailed(
+                condition: request.headers[.ifMatch] != nil ? "If-Match" : "If-Unmodified-Since"
+            )
         }
         var status = HTTPResponse.Status.ok
         var range: Range<Int>? = nil

@@ -1,15 +1,25 @@
 import Hummingbird
 import MockCDNCore
 
-/// The object-level S3 routes besides reads (which the CDN serves): DeleteObject (`DELETE /{app}/{key}`),
-/// signed in the `Authorization` header (SigV4) or presigned (SigV4, SigV2), with the app's keys.
+/// The object-level S3 routes besides reads (which the CDN serves): PutObject (`PUT /{app}/{key}`) and
+/// DeleteObject (`DELETE /{app}/{key}`), signed in the `Authorization` header (SigV4) or presigned (SigV4,
+/// SigV2), with the app's keys. A PUT to one of MockCDN's own upload URLs goes to `uploadURLPut`, in its
+/// surface's envelope.
 struct ObjectController {
     let apps: AppRegistry
     let clock: MockClock
     let remover: ObjectRemover
+    let writer: ObjectWriter
+    let uploadURLPut: @Sendable (Request, AppRequestContext) async throws -> Response
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         router.delete(":app/**") { request, context in try await self.delete(request, context: context) }
+        router.put(":app/**") { request, context in
+            if LinkSigner.isUploadURL(context.query(of: request)) {
+                return try await self.uploadURLPut(request, context)
+            }
+            return try await self.writer.put(request, context: context)
+        }
     }
 
     /// 204 whether or not the object was there, as S3 answers; its variants and poster go with it.

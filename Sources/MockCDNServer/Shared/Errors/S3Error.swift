@@ -44,6 +44,16 @@ struct S3Error: ErrorEnvelope, ExplainedRefusal {
         S3Error(status: .badRequest, code: "InvalidURI", message: message)
     }
 
+    /// 412: a conditional read or write whose condition does not hold, as S3 words it.
+    static func preconditionFailed(condition: String) -> S3Error {
+        S3Error(
+            status: .preconditionFailed,
+            code: "PreconditionFailed",
+            message: "At least one of the pre-conditions you specified did not hold",
+            details: [("Condition", condition)]
+        )
+    }
+
     static func invalidRange(size: Int) -> S3Error {
         S3Error(
             status: .rangeNotSatisfiable,
@@ -97,7 +107,33 @@ extension S3Error {
         case let refusal as SignatureRefusal: .accessDenied(refusal.denial)
         case let refusal as TransformRefusal: S3Error(refusal)
         case let error as MockCDNError where error == .invalidObjectKey: .invalidURI(error.detail)
+        case let failure as UploadFailure: .upload(failure)
         default: nil
+        }
+    }
+
+    /// S3's words for an upload it refuses: 400 `EntityTooLarge` past the size limit, 400 `RequestTimeout`
+    /// for a body that stopped. MockCDN's upload policy adds a refusal S3 does not have: a type or extension
+    /// the app does not take, 415 `UnsupportedMediaType`.
+    static func upload(_ failure: UploadFailure) -> S3Error? {
+        switch failure {
+        case .tooLarge(let limit):
+            S3Error(
+                status: .badRequest,
+                code: "EntityTooLarge",
+                message: "Your proposed upload exceeds the maximum allowed size",
+                details: [("MaxSizeAllowed", String(limit))]
+            )
+        case .refused(let message):
+            S3Error(status: .unsupportedMediaType, code: "UnsupportedMediaType", message: message)
+        case .stalled:
+            S3Error(
+                status: .badRequest,
+                code: "RequestTimeout",
+                message: "Your socket connection to the server was not read from or written to within the timeout "
+                    + "period. Idle connections will be closed."
+            )
+        case .input, .storage, .unavailable: nil
         }
     }
 

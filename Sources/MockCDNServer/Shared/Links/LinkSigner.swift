@@ -22,6 +22,13 @@ final class LinkSigner: Sendable {
     /// A signed parameter of MockCDN's upload URLs: the user who asked for the URL, the object's owner.
     static let ownerParameter = "x-mockcdn-owner"
 
+    /// Whether a query is one of MockCDN's upload URLs (`POST /v1/apps/{app}/uploads`): SigV4-presigned,
+    /// with the upload's byte bound among its signed parameters. Their PUTs answer in CometChat's envelope;
+    /// every other PUT is S3's.
+    static func isUploadURL(_ query: QueryItems) -> Bool {
+        query.first(Self.maximumBytesParameter) != nil && SigV4.isPresent(in: query.decoded)
+    }
+
     init(base: String) {
         self.state = Mutex(State(publicURL: nil, boundURL: Self.trimmed(base)))
     }

@@ -3,50 +3,72 @@ import MockCDNCore
 import NIOCore
 import Synchronization
 
+/// How a raw request body (a PUT) is taken in, beyond the app's upload policy.
+struct RawUpload: Sendable {
+    /// The most bytes the URL allows, when it names a limit below the app's.
+    var bound: Int?
+    /// The uploader, when the URL names one.
+    var owner: String?
+    /// Metadata stored with the object (an S3 PUT's headers).
+    var extras: [String: String] = [:]
+    /// An empty body is stored as an empty object (S3) instead of refused (MockCDN's upload URLs).
+    var allowsEmpty = false
+    /// The object's length when the body's framing hides it (`x-amz-decoded-content-length` under
+    /// aws-chunked): checked against the limit before any byte is read. Nil: `Content-Length`.
+    var declaredLength: Int?
+    /// Runs once the whole body arrived and before the object is committed, with its size and SHA-256: may
+    /// refuse it (a payload hash or checksum that does not match) and add to what is stored.
+    var seal: @Sendable (ObjectIntake.Summary, inout ObjectAttributes) async throws -> Void = { _, _ in }
+}
+
 extension UploadReceiver {
-    /// Receives a raw request body (a presigned PUT) into `key` under the app's upload policy: size, sniffing
-    /// and extensions as on the multipart routes, plus a stall timeout. Nothing stays stored when it throws,
-    /// and an object already at `key` is replaced only by a complete new one.
+    /// Receives a raw request body (a presigned or S3 PUT) into `key` under the app's upload policy: size,
+    /// sniffing and extensions as on the multipart routes, plus a stall timeout. Nothing stays stored when it
+    /// throws, and an object already at `key` is replaced only by a complete new one.
     ///
     /// - Parameters:
     ///   - request: the PUT; `Content-Type` is the declared type, `Content-Length` is checked before reading.
     ///   - app: the app that receives the file.
     ///   - key: where it goes; its last segment is the file name the policy checks.
-    ///   - bound: the most bytes the URL allows, when it names a limit below the app's.
-    ///   - owner: the uploader, when the URL names one.
+    ///   - upload: the URL's bound and owner, metadata, and the check before commit.
+    ///   - decode: the object's bytes from the body as it arrives on the wire (the identity for a plain
+    ///     body; aws-chunked framing removed and checksums taken for an S3 PUT).
     /// - Returns: the stored object.
-    /// - Throws: `UploadFailure` (`.tooLarge`, `.stalled`, `.input`...), or a storage error.
-    func receiveBody(
+    /// - Throws: `UploadFailure` (`.tooLarge`, `.stalled`, `.input`...), what `decode`'s sequence or
+    ///   `upload.seal` throws, or a storage error.
+    func receiveBody<Body: AsyncSequence & Sendable>(
         _ request: Request,
         app: MediaApp,
         key: ObjectKey,
-        bound: Int?,
-        owner: String?
-    ) async throws -> ObjectMetadata {
+        upload: RawUpload,
+        decode: (WatchedSequence) -> Body
+    ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         try Self.checkFraming(request)
         let kind: UploadPolicy.Kind = key.rawValue.split(separator: "/").dropFirst().first == "images" ? .image : .file
         let config = try await self.state.uploadConfig(kind, app: app)
-        let limit = min(bound ?? .max, UploadPolicy.sizeLimit(config))
+        let limit = min(upload.bound ?? .max, UploadPolicy.sizeLimit(config))
         let length = request.headers[.contentLength].flatMap { Int($0) }
-        if let length, length > limit { throw UploadFailure.tooLarge(limit: limit) }
+        if let declared = upload.declaredLength ?? length, declared > limit {
+            throw UploadFailure.tooLarge(limit: limit)
+        }
         let epoch = self.epoch.current
         let fileName = key.rawValue.split(separator: "/").last.map(String.init)
         let watch = StallWatch(seconds: self.stallTimeout(for: app))
+        let body = decode(
+            WatchedSequence(base: request.body, watch: watch, expectedLength: length, onBytes: self.onBytesRead)
+        )
         do {
             let object = try await watch.run {
                 try await self.store(
                     IncomingFile(name: fileName, declaredType: request.headers[.contentType]) { _ in key },
-                    body: WatchedBody(
-                        base: request.body.makeAsyncIterator(),
-                        watch: watch,
-                        expectedLength: length,
-                        onBytes: self.onBytesRead
-                    ),
+                    body: body.makeAsyncIterator(),
                     kind: kind,
-                    owner: owner,
-                    extras: [:],
+                    owner: upload.owner,
+                    extras: upload.extras,
                     config: config,
-                    limit: limit
+                    limit: limit,
+                    allowsEmpty: upload.allowsEmpty,
+                    seal: upload.seal
                 )
             }
             do {

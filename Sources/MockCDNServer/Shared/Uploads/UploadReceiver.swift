@@ -8,6 +8,9 @@ import Synchronization
 /// by its own code.
 enum UploadFailure: CategorizedError {
     case input(String)
+    /// The app's upload policy refused the file: its type or extension, or bytes that are no image on an
+    /// image route.
+    case refused(String)
     /// The file, or the whole body with its framing, passed `limit` bytes.
     case tooLarge(limit: Int)
     /// The store could not keep the file (disk full, I/O error): a server-side failure, 500.
@@ -19,7 +22,7 @@ enum UploadFailure: CategorizedError {
 
     var category: ErrorCategory {
         switch self {
-        case .input, .stalled: .invalidInput
+        case .input, .refused, .stalled: .invalidInput
         case .tooLarge: .tooLarge
         case .storage: .unavailable
         case .unavailable(_, let status): status.code == 507 ? .insufficientStorage : .unavailable
@@ -28,7 +31,7 @@ enum UploadFailure: CategorizedError {
 
     var publicMessage: String {
         switch self {
-        case .input(let message), .storage(let message), .unavailable(let message, _): message
+        case .input(let message), .refused(let message), .storage(let message), .unavailable(let message, _): message
         case .tooLarge(let limit): "file is larger than the upload limit of \(limit) bytes"
         case .stalled(let seconds): "no bytes arrived for \(seconds) s; nothing was stored"
         }
@@ -249,6 +252,8 @@ struct UploadReceiver: Sendable {
     ///   - extras: metadata stored with the object.
     ///   - config: the app's policy for `kind`.
     ///   - limit: the most bytes it may have.
+    ///   - allowsEmpty: an empty body is an empty object, typed as declared, instead of refused.
+    ///   - seal: the last check before commit, with the body's size and digest; may add to the attributes.
     /// - Returns: the stored object.
     func store<Body: AsyncIteratorProtocol>(
         _ file: IncomingFile,
@@ -257,26 +262,33 @@ struct UploadReceiver: Sendable {
         owner: String?,
         extras: [String: String],
         config: UploadConfig,
-        limit: Int
+        limit: Int,
+        allowsEmpty: Bool = false,
+        seal: @Sendable (ObjectIntake.Summary, inout ObjectAttributes) async throws -> Void = { _, _ in }
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         var body = body
         var head = ByteBuffer()
         while head.readableBytes < MediaSniffer.prefixLength, var chunk = try await body.next() {
             head.writeBuffer(&chunk)
         }
-        guard head.readableBytes > 0 else { throw UploadFailure.input("file is empty") }
+        guard head.readableBytes > 0 || allowsEmpty else { throw UploadFailure.input("file is empty") }
         let fileName = UploadPolicy.sanitizedFileName(file.name ?? "file")
         let contentType: String
-        do {
-            contentType = try UploadPolicy.contentType(
-                kind: kind,
-                fileName: file.name ?? fileName,
-                declaredType: file.declaredType,
-                prefix: Array(head.readableBytesView.prefix(MediaSniffer.prefixLength)),
-                config: config
-            )
-        } catch {
-            throw UploadFailure.input(error.message)
+        if head.readableBytes == 0 {
+            // No bytes to sniff, and none to run: the declared type stands.
+            contentType = file.declaredType ?? "application/octet-stream"
+        } else {
+            do {
+                contentType = try UploadPolicy.contentType(
+                    kind: kind,
+                    fileName: file.name ?? fileName,
+                    declaredType: file.declaredType,
+                    prefix: Array(head.readableBytesView.prefix(MediaSniffer.prefixLength)),
+                    config: config
+                )
+            } catch {
+                throw UploadFailure.refused(error.message)
+            }
         }
         let key = try file.key(fileName)
         var extras = extras
@@ -290,15 +302,16 @@ struct UploadReceiver: Sendable {
             ProbeTap(limit: $0 == .gif ? ImageProbe.wholeBytes : ImageProbe.prefixBytes)
         }
         let tapped = TappedBody(base: ResumedBody(head: head, rest: body), tap: tap)
-        return try await self.store.put(key, body: tapped, maxBytes: limit) {
+        return try await self.store.put(key, body: tapped, maxBytes: limit) { summary in
             var attributes = ObjectAttributes(contentType: contentType, owner: owner, extras: extras, created: created)
+            try await seal(summary, &attributes)
             guard let tap, let format else { return attributes }
             let prefix = tap.bytes
             if let header = try await ImageProbe.header(of: prefix, as: format) {
                 attributes.extras.merge(header.extras) { _, new in new }
             } else if kind == .image {
                 // Bytes libvips cannot read are refused on the image routes, and stored as they are elsewhere.
-                throw UploadFailure.input("file is not a readable image")
+                throw UploadFailure.refused("file is not a readable image")
             }
             return attributes
         }

@@ -199,7 +199,9 @@ final class ServerProcess {
         process.destroyForcibly();
         waitFor(process, Duration.ofSeconds(10));
         try {
-            stderrPump.join(1000);
+            // Returns as soon as the pump has read the dead process's last stderr line: 10 s is a bound, not a
+            // wait. One second was too short on a loaded machine, and the server's reason was lost.
+            stderrPump.join(10_000);
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
         }

@@ -1,0 +1,57 @@
+import Hummingbird
+import MockCDNCore
+
+/// What a PUT's signature promises about its body, from the signed `x-amz-content-sha256`: its SHA-256,
+/// nothing (`UNSIGNED-PAYLOAD`, and every presigned PUT), or aws-chunked framing (`STREAMING-*`).
+enum PayloadPromise: Sendable, Equatable {
+    case unsigned
+    /// The body's SHA-256, lower-case hex: checked once the body arrived, before it is stored.
+    case sha256(String)
+    /// aws-chunked framing, by its `x-amz-content-sha256` value.
+    case streaming(String)
+
+    /// The promise of a header-signed request.
+    ///
+    /// - Parameter payloadHash: the signed `x-amz-content-sha256`.
+    /// - Throws: 400 `InvalidArgument` for a value that is none of S3's.
+    init(payloadHash: String) throws {
+        if payloadHash == SigV4.unsignedPayload {
+            self = .unsigned
+        } else if payloadHash.hasPrefix("STREAMING-") {
+            self = .streaming(payloadHash)
+        } else if payloadHash.utf8.count == 64, payloadHash.utf8.allSatisfy({ Self.isHexDigit($0) }) {
+            self = .sha256(payloadHash.lowercased())
+        } else {
+            throw S3Error(
+                status: .badRequest,
+                code: "InvalidArgument",
+                message: "x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER, "
+                    + "STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER, or a valid "
+                    + "sha256 value.",
+                details: [("ArgumentName", "x-amz-content-sha256")]
+            )
+        }
+    }
+
+    /// Refuses a body whose SHA-256 is not the one promised.
+    ///
+    /// - Parameter summary: the whole body's size and digest.
+    /// - Throws: 400 `XAmzContentSHA256Mismatch`, naming both hashes as S3 does.
+    func check(_ summary: ObjectIntake.Summary) throws {
+        guard case .sha256(let promised) = self else { return }
+        let computed = summary.sha256.hexString
+        guard computed == promised else {
+            throw S3Error(
+                status: .badRequest,
+                code: "XAmzContentSHA256Mismatch",
+                message: "The provided 'x-amz-content-sha256' header does not match what was computed.",
+                details: [("ClientComputedContentSHA256", promised), ("S3ComputedContentSHA256", computed)]
+            )
+        }
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+}

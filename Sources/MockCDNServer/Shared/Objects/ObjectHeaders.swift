@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MockCDNCore
+
+/// The HTTP headers an S3 PUT stores with an object and every read gives back: user metadata
+/// (`x-amz-meta-*`), `Cache-Control`, `Content-Disposition`, `Content-Encoding`, `Content-Language` and
+/// `Expires`, and the object's checksum. They live in the object's extras under `header:` and `checksum:`,
+/// which `/_mockcdn/objects` shows.
+enum ObjectHeaders {
+    /// The headers kept as sent, besides user metadata.
+    static let stored: [HTTPField.Name] = [
+        .cacheControl, .contentDisposition, .contentEncoding, .contentLanguage, .expires,
+    ]
+    static let userMetadataPrefix = "x-amz-meta-"
+    /// S3's bound on user metadata: names and values together, in UTF-8 bytes.
+    static let maximumUserMetadataBytes = 2048
+
+    private static let headerExtra = "header:"
+    private static let checksumExtra = "checksum:"
+
+    /// What a PUT asks to be stored with its object, as extras.
+    ///
+    /// - Parameter request: the PUT (or a copy's replacement headers).
+    /// - Returns: the extras, by `header:` and the lower-case header name.
+    /// - Throws: 400 `MetadataTooLarge` past S3's 2 KB of user metadata.
+    static func extras(from request: Request) throws -> [String: String] {
+        var extras: [String: String] = [:]
+        var userBytes = 0
+        for field in request.headers {
+            let name = field.name.canonicalName
+            if name.hasPrefix(Self.userMetadataPrefix) {
+                userBytes += name.utf8.count - Self.userMetadataPrefix.utf8.count + field.value.utf8.count
+                extras[Self.headerExtra + name] = field.value
+            } else if Self.stored.contains(field.name) {
+                var value = field.value
+                if field.name == .contentEncoding {
+                    // `aws-chunked` names the request's framing, not the object's encoding.
+                    value = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                        .filter { $0 != "aws-chunked" && !$0.isEmpty }.joined(separator: ",")
+                    if value.isEmpty { continue }
+                }
+                extras[Self.headerExtra + name] = value
+            }
+        }
+        guard userBytes <= Self.maximumUserMetadataBytes else {
+            throw S3Error(
+                status: .badRequest,
+                code: "MetadataTooLarge",
+                message: "Your metadata headers exceed the maximum allowed metadata size.",
+                details: [
+                    ("Size", String(userBytes)), ("MaxSizeAllowed", String(Self.maximumUserMetadataBytes)),
+                ]
+            )
+        }
+        return extras
+    }
+
+    /// The stored headers of an object, for its reads.
+    static func headers(of metadata: ObjectMetadata) -> HTTPFields {
+        var headers = HTTPFields()
+        for (name, value) in metadata.extras where name.hasPrefix(Self.headerExtra) {
+            guard let field = HTTPField.Name(String(name.dropFirst(Self.headerExtra.count))) else { continue }
+            headers[field] = value
+        }
+        return headers
+    }
+
+    /// The extra that keeps an object's checksum for `algorithm`.
+    static func checksumExtra(_ algorithm: String) -> String {
+        Self.checksumExtra + algorithm.lowercased()
+    }
+
+    /// The stored checksum, as `x-amz-checksum-*` and its type, when a read asks (`x-amz-checksum-mode:
+    /// ENABLED`).
+    static func checksumHeaders(of metadata: ObjectMetadata) -> HTTPFields {
+        var headers = HTTPFields()
+        for (name, value) in metadata.extras where name.hasPrefix(Self.checksumExtra) {
+            let algorithm = name.dropFirst(Self.checksumExtra.count)
+            guard let field = HTTPField.Name("x-amz-checksum-" + algorithm) else { continue }
+            headers[field] = value
+            headers[HTTPField.Name("x-amz-checksum-type")!] = "FULL_OBJECT"
+        }
+        return headers
+    }
+
+    /// The `response-*` query parameters of a signed read and the headers they set, as S3 applies them.
+    static let overrides: [(parameter: String, header: HTTPField.Name)] = [
+        ("response-content-type", .contentType),
+        ("response-content-language", .contentLanguage),
+        ("response-expires", .expires),
+        ("response-cache-control", .cacheControl),
+        ("response-content-disposition", .contentDisposition),
+        ("response-content-encoding", .contentEncoding),
+    ]
+}

@@ -1,0 +1,149 @@
+"""PutObject as backends call it, with boto3's defaults (only the endpoint and the demo app's keys): the body
+signed by its SHA-256 over plain HTTP, stored metadata and headers given back, conditional writes, and the
+`response-*` overrides of a read. Every refusal is S3's XML and stores nothing.
+
+Run from the repository root: ``python3 -m pytest -q Tests/compat/test_s3_put.py``.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from s3support import advance, journal, refused, reset, s3
+from support import request
+
+pytestmark = pytest.mark.usefixtures("no_aws_configuration")
+
+
+def fresh_key(name: str = "note.txt") -> str:
+    return f"put/{uuid.uuid4()}/{name}"
+
+
+def test_put_object_stores_the_body_metadata_and_headers(server):
+    client, key = s3(server), fresh_key()
+    answer = client.put_object(Bucket="demo", Key=key, Body=b"hello world", ContentType="text/plain",
+                               Metadata={"origin": "backend", "Job-Id": "42"}, CacheControl="no-cache",
+                               ContentDisposition='attachment; filename="n.txt"', ContentLanguage="en")
+    assert answer["ResponseMetadata"]["HTTPStatusCode"] == 200 and answer["ETag"].startswith('"')
+    head = client.head_object(Bucket="demo", Key=key)
+    assert head["ContentLength"] == 11 and head["ContentType"] == "text/plain"
+    assert head["Metadata"] == {"origin": "backend", "job-id": "42"}
+    assert (head["CacheControl"], head["ContentDisposition"], head["ContentLanguage"]) == (
+        "no-cache", 'attachment; filename="n.txt"', "en")
+    assert head["ETag"] == answer["ETag"]
+    assert client.get_object(Bucket="demo", Key=key)["Body"].read() == b"hello world"
+    puts = [entry for entry in journal(server) if entry["method"] == "PUT" and entry["path"] == f"/demo/{key}"]
+    assert [(entry["status"], entry["credential"]) for entry in puts] == [(200, "s3-header-sigv4")], puts
+
+
+def test_an_empty_object_is_an_object(server):
+    client, key = s3(server), fresh_key("empty")
+    client.put_object(Bucket="demo", Key=key, Body=b"")
+    assert client.head_object(Bucket="demo", Key=key)["ContentLength"] == 0
+    assert client.get_object(Bucket="demo", Key=key)["Body"].read() == b""
+
+
+def test_a_replaced_object_is_replaced_whole(server):
+    client, key = s3(server), fresh_key()
+    client.put_object(Bucket="demo", Key=key, Body=b"first")
+    client.put_object(Bucket="demo", Key=key, Body=b"second version")
+    assert client.get_object(Bucket="demo", Key=key)["Body"].read() == b"second version"
+
+
+def _tamper_body(request, **_):
+    """Changes the body after botocore signed its SHA-256: what a proxy that rewrites bodies does."""
+    if request.method == "PUT":
+        request.body = b"tampered!!!"
+        request.headers["Content-Length"] = str(len(request.body))
+
+
+def test_a_body_that_is_not_the_signed_one_is_refused_and_nothing_is_stored(server):
+    client, key = s3(server), fresh_key()
+    client.put_object(Bucket="demo", Key=key, Body=b"kept as it was")
+    tampering = s3(server)
+    tampering.meta.events.register("before-send.s3.PutObject", _tamper_body)
+    assert refused(lambda: tampering.put_object(Bucket="demo", Key=key, Body=b"signed body")) == (
+        400, "XAmzContentSHA256Mismatch")
+    assert client.get_object(Bucket="demo", Key=key)["Body"].read() == b"kept as it was"
+    denial = [entry for entry in journal(server) if entry["method"] == "PUT"][-1]
+    assert denial["credential"] == "s3-header-sigv4" and denial["reason"].startswith("XAmzContentSHA256Mismatch")
+
+
+def test_wrong_secret_and_skewed_clock_store_nothing(server):
+    key = fresh_key()
+    wrong = s3(server, secret="not-the-secret")
+    assert refused(lambda: wrong.put_object(Bucket="demo", Key=key, Body=b"x")) == (403, "SignatureDoesNotMatch")
+    client = s3(server)
+    advance(server, 901)
+    try:
+        assert refused(lambda: client.put_object(Bucket="demo", Key=key, Body=b"x")) == (403, "RequestTimeTooSkewed")
+    finally:
+        reset(server)
+    assert refused(lambda: client.head_object(Bucket="demo", Key=key))[0] == 404
+
+
+def test_over_the_size_limit_is_entity_too_large(server):
+    client, key = s3(server), fresh_key("big.bin")
+    # The demo app's files may have 100 MiB; one byte more is refused by its Content-Length, before the body
+    # (test_early_answers checks the connection after it).
+    assert refused(lambda: client.put_object(Bucket="demo", Key=key, Body=b"\0" * (100 * 1024 * 1024 + 1))) == (
+        400, "EntityTooLarge")
+    assert refused(lambda: client.head_object(Bucket="demo", Key=key))[0] == 404
+
+
+def test_a_type_the_policy_refuses_is_unsupported_media_type(server):
+    # Keys under `images/` take images only, as the upload routes' image folder does.
+    client, key = s3(server), f"images/{uuid.uuid4()}/photo.png"
+    assert refused(lambda: client.put_object(Bucket="demo", Key=key, Body=b"plain text, not a PNG")) == (
+        415, "UnsupportedMediaType")
+    assert refused(lambda: client.head_object(Bucket="demo", Key=key))[0] == 404
+
+
+def test_conditional_writes(server):
+    client, key = s3(server), fresh_key()
+    created = client.put_object(Bucket="demo", Key=key, Body=b"one", IfNoneMatch="*")
+    assert refused(lambda: client.put_object(Bucket="demo", Key=key, Body=b"two", IfNoneMatch="*")) == (
+        412, "PreconditionFailed")
+    assert refused(lambda: client.put_object(Bucket="demo", Key=key, Body=b"two", IfMatch='"0000"')) == (
+        412, "PreconditionFailed")
+    assert client.get_object(Bucket="demo", Key=key)["Body"].read() == b"one"
+    client.put_object(Bucket="demo", Key=key, Body=b"three", IfMatch=created["ETag"])
+    assert client.get_object(Bucket="demo", Key=key)["Body"].read() == b"three"
+    assert refused(lambda: client.put_object(Bucket="demo", Key=fresh_key(), Body=b"x", IfMatch=created["ETag"])) == (
+        404, "NoSuchKey")
+
+
+def test_conditional_reads(server):
+    client, key = s3(server), fresh_key()
+    etag = client.put_object(Bucket="demo", Key=key, Body=b"abc")["ETag"]
+    assert client.get_object(Bucket="demo", Key=key, IfMatch=etag)["Body"].read() == b"abc"
+    assert refused(lambda: client.get_object(Bucket="demo", Key=key, IfMatch='"other"')) == (412, "PreconditionFailed")
+    assert refused(lambda: client.get_object(Bucket="demo", Key=key, IfUnmodifiedSince="2000-01-01T00:00:00Z")) == (
+        412, "PreconditionFailed")
+
+
+def test_response_overrides_apply_to_signed_reads(server):
+    client, key = s3(server), fresh_key("report.txt")
+    client.put_object(Bucket="demo", Key=key, Body=b"report", ContentType="text/plain")
+    url = client.generate_presigned_url("get_object", Params={
+        "Bucket": "demo", "Key": key, "ResponseContentDisposition": 'attachment; filename="r.txt"',
+        "ResponseCacheControl": "no-store", "ResponseContentLanguage": "fr"}, ExpiresIn=300)
+    status, body, headers = request(url)
+    assert status == 200 and body == b"report"
+    assert headers["Content-Disposition"] == 'attachment; filename="r.txt"'
+    assert (headers["Cache-Control"], headers["Content-Language"]) == ("no-store", "fr")
+    header_signed = client.get_object(Bucket="demo", Key=key, ResponseContentType="application/x-report")
+    assert header_signed["ContentType"] == "application/x-report"
+
+
+def test_an_override_to_html_stays_sandboxed(server):
+    client, key = s3(server), fresh_key("page.txt")
+    client.put_object(Bucket="demo", Key=key, Body=b"<script>alert(1)</script>", ContentType="text/plain")
+    url = client.generate_presigned_url("get_object", Params={
+        "Bucket": "demo", "Key": key, "ResponseContentType": "text/html",
+        "ResponseContentDisposition": "inline"}, ExpiresIn=300)
+    status, _, headers = request(url)
+    assert status == 200 and headers["Content-Type"] == "text/html"
+    assert headers["Content-Security-Policy"] == "sandbox" and headers["Content-Disposition"] == "attachment"
