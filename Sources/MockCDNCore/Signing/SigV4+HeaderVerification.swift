@@ -9,6 +9,9 @@ extension SigV4 {
         public let payloadHash: String
         /// When the request may be replayed by the clock: its date, give or take the allowed skew.
         public let validity: Validity
+        /// Where an aws-chunked body's chunk signatures start: the header's signature (the seed), its date,
+        /// scope and signing key. Only `STREAMING-AWS4-HMAC-SHA256-PAYLOAD*` bodies use it (`AWSChunkedDecoder`).
+        public let streamingSeed: StreamingSeed
     }
 
     /// Whether a request is signed in its `Authorization` header with SigV4.
@@ -27,7 +30,8 @@ extension SigV4 {
     ///   - header: a header's value by lower-case name; `host` as the client sent it.
     ///   - credentials: the app's.
     ///   - now: the clock's Unix time.
-    /// - Returns: the signed payload hash, and how long the signature holds by the clock.
+    /// - Returns: the signed payload hash, how long the signature holds by the clock, and the seed of an
+    ///   aws-chunked body's signature chain.
     /// - Throws: `AccessDenied` with S3's code: `AuthorizationHeaderMalformed` (400, also for another
     ///   region), `InvalidRequest` (400, no `x-amz-content-sha256`), `InvalidAccessKeyId`,
     ///   `SignatureDoesNotMatch`, `RequestTimeTooSkewed` or `AccessDenied` (403).
@@ -90,7 +94,9 @@ extension SigV4 {
             payloadHash: payloadHash,
             header: header
         )
-        let expected = self.signature(canonical, credentials: credentials, amzDate: amzDate)
+        let day = String(amzDate.prefix(8))
+        let key = self.signingKey(credentials, day: day)
+        let expected = self.signature(canonical, key: key, credentials: credentials, amzDate: amzDate)
         // Both sides are 64 lower-case hex digits here, so comparing the text is comparing the bytes.
         guard SecureBytes.constantTimeEqual(expected, fields.signature) else {
             throw self.signatureMismatch(
@@ -118,7 +124,13 @@ extension SigV4 {
         }
         return SignedRequest(
             payloadHash: payloadHash,
-            validity: Validity(notBefore: date - allowedSkew, expiresAt: date + allowedSkew + 1)
+            validity: Validity(notBefore: date - allowedSkew, expiresAt: date + allowedSkew + 1),
+            streamingSeed: StreamingSeed(
+                signingKey: key,
+                amzDate: amzDate,
+                scope: self.scope(credentials, day: day),
+                seedSignature: fields.signature
+            )
         )
     }
 

@@ -302,13 +302,32 @@ public enum SigV4 {
         .joined(separator: "\n")
     }
 
-    /// The hex signature of a canonical request: HMAC chain `AWS4`+secret, day, region, service,
-    /// `aws4_request`, then the string to sign.
+    /// The hex signature of a canonical request: the string to sign under the day's signing key.
     static func signature(_ canonicalRequest: String, credentials: SigV4Credentials, amzDate: String) -> String {
-        let day = String(amzDate.prefix(8))
+        self.signature(
+            canonicalRequest,
+            key: self.signingKey(credentials, day: String(amzDate.prefix(8))),
+            credentials: credentials,
+            amzDate: amzDate
+        )
+    }
+
+    /// The hex signature of a canonical request under a signing key already derived for its day.
+    static func signature(
+        _ canonicalRequest: String,
+        key: [UInt8],
+        credentials: SigV4Credentials,
+        amzDate: String
+    ) -> String {
+        HMAC.sha256(self.stringToSign(canonicalRequest, credentials: credentials, amzDate: amzDate), key: key)
+            .hexString
+    }
+
+    /// The signing key of a day: HMAC chain `AWS4`+secret, day, region, service, `aws4_request`. As secret as
+    /// the secret for that day, region and service; never shown.
+    static func signingKey(_ credentials: SigV4Credentials, day: String) -> [UInt8] {
         var key = HMAC.sha256(day, key: "AWS4" + credentials.secretAccessKey)
         for part in [credentials.region, credentials.service, "aws4_request"] { key = HMAC.sha256(part, key: key) }
-        return HMAC.sha256(self.stringToSign(canonicalRequest, credentials: credentials, amzDate: amzDate), key: key)
-            .hexString
+        return key
     }
 }
