@@ -302,13 +302,23 @@ public enum SigV4 {
         .joined(separator: "\n")
     }
 
-    /// The hex signature of a canonical request: HMAC chain `AWS4`+secret, day, region, service,
-    /// `aws4_request`, then the string to sign.
+    /// The hex signature of a canonical request: the string to sign under the day's signing key.
     static func signature(_ canonicalRequest: String, credentials: SigV4Credentials, amzDate: String) -> String {
-        let day = String(amzDate.prefix(8))
-        var key = HMAC.sha256(day, key: "AWS4" + credentials.secretAccessKey)
-        for part in [credentials.region, credentials.service, "aws4_request"] { key = HMAC.sha256(part, key: key) }
+        let key = self.signingKey(credentials, day: String(amzDate.prefix(8)))
         return HMAC.sha256(self.stringToSign(canonicalRequest, credentials: credentials, amzDate: amzDate), key: key)
             .hexString
+    }
+
+    /// The signing key of a day: HMAC chain `AWS4`+secret, day, region, service, `aws4_request`. Requests and
+    /// POST policies (`PostPolicy`) are signed with it.
+    ///
+    /// - Parameters:
+    ///   - credentials: who signs.
+    ///   - day: `yyyyMMdd`.
+    /// - Returns: 32 bytes.
+    static func signingKey(_ credentials: SigV4Credentials, day: String) -> [UInt8] {
+        var key = HMAC.sha256(day, key: "AWS4" + credentials.secretAccessKey)
+        for part in [credentials.region, credentials.service, "aws4_request"] { key = HMAC.sha256(part, key: key) }
+        return key
     }
 }
