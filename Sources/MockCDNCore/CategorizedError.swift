@@ -52,6 +52,21 @@ extension AccessDenied: CategorizedError {
     public var publicMessage: String { self.message }
 }
 
+extension PostPolicyRefusal: CategorizedError {
+    /// A form the policy or credential does not allow is forbidden; one S3 cannot read is invalid input, and a
+    /// size limit is too large (S3 answers both 400).
+    public var category: ErrorCategory {
+        switch self.kind {
+        case .forbidden: .forbidden
+        case .malformed: .invalidInput
+        case .tooLarge: .tooLarge
+        }
+    }
+
+    /// S3's message; it never holds a signature.
+    public var publicMessage: String { self.message }
+}
+
 extension TransformRefusal: CategorizedError {
     public var category: ErrorCategory { self.kind == .invalid ? .invalidInput : .unprocessable }
     public var publicMessage: String { self.message }

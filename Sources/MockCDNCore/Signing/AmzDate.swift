@@ -42,5 +42,38 @@ public enum AmzDate {
         return UTCDate.unix(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
+    /// Reads `yyyy-MM-dd'T'HH:mm:ss'Z'`, with or without a fraction of a second (`.000Z`, as AWS's POST policy
+    /// examples write it; botocore writes none); nil for anything else, an offset or a space for the `T`
+    /// included, as S3 refuses those in a POST policy's `expiration`.
+    ///
+    /// - Parameter text: the timestamp.
+    /// - Returns: Unix seconds, the fraction dropped.
+    public static func parseISO8601(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.count <= 30, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            bytes.last == UInt8(ascii: "Z")
+        else { return nil }
+        // Nothing, or a dot and one to nine digits, between the seconds and the `Z`.
+        let fraction = bytes[19..<(bytes.count - 1)]
+        guard
+            fraction.isEmpty
+                || (fraction.first == UInt8(ascii: ".") && fraction.count >= 2
+                    && fraction.dropFirst().allSatisfy { (48...57).contains($0) })
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for byte in bytes[range] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - 48)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19), second < 60
+        else { return nil }
+        return UTCDate.unix(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
     private static func pad(_ value: Int64, _ width: Int) -> String { UTCDate.pad(value, width) }
 }

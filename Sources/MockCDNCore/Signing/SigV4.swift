@@ -323,8 +323,14 @@ public enum SigV4 {
             .hexString
     }
 
-    /// The signing key of a day: HMAC chain `AWS4`+secret, day, region, service, `aws4_request`. As secret as
-    /// the secret for that day, region and service; never shown.
+    /// The signing key of a day: HMAC chain `AWS4`+secret, day, region, service, `aws4_request`. Requests,
+    /// aws-chunked bodies and POST policies (`PostPolicy`) are signed with it. As secret as the secret for
+    /// that day, region and service; never shown.
+    ///
+    /// - Parameters:
+    ///   - credentials: who signs.
+    ///   - day: `yyyyMMdd`.
+    /// - Returns: 32 bytes.
     static func signingKey(_ credentials: SigV4Credentials, day: String) -> [UInt8] {
         var key = HMAC.sha256(day, key: "AWS4" + credentials.secretAccessKey)
         for part in [credentials.region, credentials.service, "aws4_request"] { key = HMAC.sha256(part, key: key) }
