@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import MockCDNCore
 
@@ -6,6 +7,9 @@ import MockCDNCore
 /// payload hash and checksums checked before it replaces anything; `If-None-Match: *` and `If-Match` make
 /// the write conditional. The answer is S3's: 200 with the ETag, no body.
 struct ObjectWriter {
+    /// The object's length under aws-chunked framing, which `Content-Length` counts too.
+    static let decodedLengthHeader = HTTPField.Name("x-amz-decoded-content-length")!
+
     let apps: AppRegistry
     let clock: MockClock
     let uploads: UploadReceiver
@@ -19,23 +23,16 @@ struct ObjectWriter {
         let source: CredentialSource
         if HeaderSignature.isPresent(in: request) {
             let signed = try HeaderSignature.verify(request, app: app, query: query, now: now)
-            promise = try PayloadPromise(payloadHash: signed.payloadHash)
+            promise = try PayloadPromise(signed)
             source = .s3HeaderSigV4
         } else {
             source = try PresignedRequest.verify(request, app: app, key: key, query: query, now: now)
             promise = .unsigned
         }
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
-            if case .streaming(let mode) = promise {
-                throw S3Error(
-                    status: HTTPResponse.Status(code: 501),
-                    code: "NotImplemented",
-                    message: "MockCDN does not take \(mode) bodies yet"
-                )
-            }
             let condition = try WriteCondition(request)
             try await condition.check(self.uploads.store, key: key)
-            let upload = RawUpload(
+            var upload = RawUpload(
                 extras: try ObjectHeaders.extras(from: request),
                 allowsEmpty: true,
                 seal: { [store = self.uploads.store] summary, _ in
@@ -43,7 +40,15 @@ struct ObjectWriter {
                     try await condition.check(store, key: key)
                 }
             )
-            let object = try await self.uploads.receiveBody(request, app: app, key: key, upload: upload) { $0 }
+            guard case .streaming(let mode, let seed) = promise else {
+                let object = try await self.uploads.receiveBody(request, app: app, key: key, upload: upload) { $0 }
+                return Response(status: .ok, headers: [.eTag: object.etag])
+            }
+            let decodedLength = try AWSChunkedDecoder.decodedLength(request.headers[Self.decodedLengthHeader])
+            upload.declaredLength = Int(clamping: decodedLength)
+            let object = try await self.uploads.receiveBody(request, app: app, key: key, upload: upload) { body in
+                try AWSChunkedBody(body, mode: mode, seed: seed, decodedLength: decodedLength)
+            }
             return Response(status: .ok, headers: [.eTag: object.etag])
         }
     }

@@ -7,18 +7,20 @@ enum PayloadPromise: Sendable, Equatable {
     case unsigned
     /// The body's SHA-256, lower-case hex: checked once the body arrived, before it is stored.
     case sha256(String)
-    /// aws-chunked framing, by its `x-amz-content-sha256` value.
-    case streaming(String)
+    /// aws-chunked framing, its chunks (and trailer) signed in a chain from the header's signature, or not.
+    case streaming(AWSChunkedMode, seed: SigV4.StreamingSeed)
 
     /// The promise of a header-signed request.
     ///
-    /// - Parameter payloadHash: the signed `x-amz-content-sha256`.
-    /// - Throws: 400 `InvalidArgument` for a value that is none of S3's.
-    init(payloadHash: String) throws {
+    /// - Parameter signed: the verified `Authorization` header: its `x-amz-content-sha256` and seed.
+    /// - Throws: 400 `InvalidArgument` for a value that is none of S3's; `AWSChunkedError` for a `STREAMING-`
+    ///   value MockCDN does not take (400 `InvalidRequest`, 501 for SigV4a).
+    init(_ signed: SigV4.SignedRequest) throws {
+        let payloadHash = signed.payloadHash
         if payloadHash == SigV4.unsignedPayload {
             self = .unsigned
-        } else if payloadHash.hasPrefix("STREAMING-") {
-            self = .streaming(payloadHash)
+        } else if let mode = try AWSChunkedMode.streaming(payloadHash: payloadHash) {
+            self = .streaming(mode, seed: signed.streamingSeed)
         } else if payloadHash.utf8.count == 64, payloadHash.utf8.allSatisfy({ Self.isHexDigit($0) }) {
             self = .sha256(payloadHash.lowercased())
         } else {

@@ -108,8 +108,33 @@ extension S3Error {
         case let refusal as TransformRefusal: S3Error(refusal)
         case let error as MockCDNError where error == .invalidObjectKey: .invalidURI(error.detail)
         case let failure as UploadFailure: .upload(failure)
+        case let refusal as AWSChunkedError: .chunked(refusal)
+        case let refusal as PostPolicyRefusal:
+            S3Error(
+                status: refusal.kind == .forbidden ? .forbidden : .badRequest,
+                code: refusal.code,
+                message: refusal.message,
+                details: refusal.details.map { ($0.name, $0.value) }
+            )
         default: nil
         }
+    }
+
+    /// An aws-chunked body that breaks a rule, with the status S3 gives that rule.
+    static func chunked(_ refusal: AWSChunkedError) -> S3Error {
+        let status: HTTPResponse.Status =
+            switch refusal.kind {
+            case .malformed: .badRequest
+            case .forbidden: .forbidden
+            case .lengthRequired: .lengthRequired
+            case .notImplemented: HTTPResponse.Status(code: 501)
+            }
+        return S3Error(
+            status: status,
+            code: refusal.code,
+            message: refusal.message,
+            details: refusal.details.map { ($0.name, $0.value) }
+        )
     }
 
     /// S3's words for an upload it refuses: 400 `EntityTooLarge` past the size limit, 400 `RequestTimeout`

@@ -41,7 +41,7 @@ extension UploadReceiver {
         app: MediaApp,
         key: ObjectKey,
         upload: RawUpload,
-        decode: (WatchedSequence) -> Body
+        decode: (WatchedSequence) throws -> Body
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         try Self.checkFraming(request)
         let kind: UploadPolicy.Kind = key.rawValue.split(separator: "/").dropFirst().first == "images" ? .image : .file
@@ -54,7 +54,7 @@ extension UploadReceiver {
         let epoch = self.epoch.current
         let fileName = key.rawValue.split(separator: "/").last.map(String.init)
         let watch = StallWatch(seconds: self.stallTimeout(for: app))
-        let body = decode(
+        let body = try decode(
             WatchedSequence(base: request.body, watch: watch, expectedLength: length, onBytes: self.onBytesRead)
         )
         do {
