@@ -106,13 +106,13 @@ public final class S3Client: Sendable {
             if let token { query.append(("continuation-token", token)) }
             let response = try await self.send("GET", key: "", query: query, idempotent: true)
             let document = String(buffer: try await self.bounded { try await response.body.collect(upTo: 16 << 20) })
-            for encoded in S3XML.values(of: "Key", in: document) {
+            for encoded in XMLText.values(of: "Key", in: document) {
                 guard let key = PercentEncoding.decode(Array(encoded.utf8)) else { continue }
                 keys.append(key)
             }
             token =
-                S3XML.value(of: "IsTruncated", in: document) == "true"
-                ? S3XML.value(of: "NextContinuationToken", in: document) : nil
+                XMLText.value(of: "IsTruncated", in: document) == "true"
+                ? XMLText.value(of: "NextContinuationToken", in: document) : nil
         } while token != nil
         return keys
     }
@@ -127,8 +127,8 @@ public final class S3Client: Sendable {
             idempotent: true
         )
         let document = String(buffer: try await self.bounded { try await response.body.collect(upTo: 16 << 20) })
-        return S3XML.values(of: "Upload", in: document).compactMap { upload in
-            guard let key = S3XML.value(of: "Key", in: upload), let id = S3XML.value(of: "UploadId", in: upload)
+        return XMLText.values(of: "Upload", in: document).compactMap { upload in
+            guard let key = XMLText.value(of: "Key", in: upload), let id = XMLText.value(of: "UploadId", in: upload)
             else { return nil }
             return (key, id)
         }
@@ -153,7 +153,7 @@ public final class S3Client: Sendable {
     public func createMultipartUpload(_ key: String) async throws -> String {
         let response = try await self.send("POST", key: key, query: [("uploads", "")], idempotent: false)
         let document = String(buffer: try await self.bounded { try await response.body.collect(upTo: 1 << 20) })
-        guard let id = S3XML.value(of: "UploadId", in: document), !id.isEmpty else {
+        guard let id = XMLText.value(of: "UploadId", in: document), !id.isEmpty else {
             throw MockCDNError.storageFailure("the S3 store answered CreateMultipartUpload without an UploadId")
         }
         return id
@@ -182,7 +182,7 @@ public final class S3Client: Sendable {
     ) async throws {
         var document = "<CompleteMultipartUpload>"
         for part in parts {
-            document += "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(S3XML.escaped(part.etag))</ETag></Part>"
+            document += "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(XMLText.escaped(part.etag))</ETag></Part>"
         }
         document += "</CompleteMultipartUpload>"
         let response = try await self.send(
@@ -195,8 +195,8 @@ public final class S3Client: Sendable {
         )
         // S3 may answer 200 with an error document once the completion has started.
         let answer = String(buffer: try await self.bounded { try await response.body.collect(upTo: 1 << 20) })
-        if let code = S3XML.value(of: "Code", in: answer), answer.contains("<Error>") {
-            throw Failure(status: 500, code: code, message: S3XML.value(of: "Message", in: answer) ?? "")
+        if let code = XMLText.value(of: "Code", in: answer), answer.contains("<Error>") {
+            throw Failure(status: 500, code: code, message: XMLText.value(of: "Message", in: answer) ?? "")
         }
     }
 
@@ -233,8 +233,8 @@ public final class S3Client: Sendable {
                 let text = String(buffer: try await response.body.collect(upTo: 64 * 1024))
                 let failure = Failure(
                     status: Int(response.status.code),
-                    code: S3XML.value(of: "Code", in: text) ?? "HTTP\(response.status.code)",
-                    message: S3XML.value(of: "Message", in: text) ?? ""
+                    code: XMLText.value(of: "Code", in: text) ?? "HTTP\(response.status.code)",
+                    message: XMLText.value(of: "Message", in: text) ?? ""
                 )
                 guard failure.status >= 500, idempotent, attempt <= self.retries, NIODeadline.now() < deadline else {
                     throw failure

@@ -63,45 +63,54 @@ def _hmac(key: bytes, text: str) -> bytes:
     return hmac.new(key, text.encode(), hashlib.sha256).digest()
 
 
-class ChunkedSigner:
-    """An aws-chunked PUT signed as AWS's "Signature Calculations ... Transferring Payload in Multiple Chunks"
-    describes it, the way the AWS SDKs for Java and Go send it (no Python client signs chunks): SigV4 in the
-    `Authorization` header with a `STREAMING-*` payload hash, then each chunk signed in a chain from the header's
-    signature, and the trailer after the last."""
+class HeaderSigner:
+    """Requests signed with SigV4 in the `Authorization` header, made by hand for what no client sends as
+    asked: a body that is not what S3 wants (but is what was signed), and aws-chunked bodies signed as AWS's
+    "Signature Calculations ... Transferring Payload in Multiple Chunks" describes them, the way the AWS SDKs
+    for Java and Go send them (no Python client signs chunks): a `STREAMING-*` payload hash, then each chunk
+    signed in a chain from the header's signature, and the trailer after the last."""
 
     def __init__(self, secret: str = API_SECRET, access_key: str = API_KEY, region: str = "us-east-1"):
         self.secret, self.access_key, self.region = secret, access_key, region
 
-    def put(self, url: str, data: bytes, mode: str, chunk_size: int = 64 * 1024,
-            trailer: tuple[str, str] | None = None, tamper=None) -> tuple[int, bytes, dict]:
-        """PUTs `data` in chunks of `chunk_size` under `mode` (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD`,
-        `...-PAYLOAD-TRAILER` or `STREAMING-UNSIGNED-PAYLOAD-TRAILER`), with `trailer` (name, value) when the mode
-        has one. `tamper(body) -> body` changes the framed body after signing."""
+    def sign(self, method: str, url: str, headers: dict, payload_hash: str) -> tuple[dict, bytes, str, str, str]:
+        """`headers` with host, date, payload hash and `Authorization`; the signing key, scope, date and seed."""
         parts = urllib.parse.urlsplit(url)
         amz_date = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         day = amz_date[:8]
         scope = f"{day}/{self.region}/s3/aws4_request"
         key = _hmac(_hmac(_hmac(_hmac(("AWS4" + self.secret).encode(), day), self.region), "s3"), "aws4_request")
-        headers = {
-            "content-encoding": "aws-chunked",
-            "host": parts.netloc,
-            "x-amz-content-sha256": mode,
-            "x-amz-date": amz_date,
-            "x-amz-decoded-content-length": str(len(data)),
-        }
-        if trailer:
-            headers["x-amz-trailer"] = trailer[0]
+        headers = {name.lower(): value for name, value in headers.items()}
+        headers.update({"host": parts.netloc, "x-amz-content-sha256": payload_hash, "x-amz-date": amz_date})
         names = sorted(headers)
+        query = "&".join(sorted(f"{urllib.parse.quote(name, safe='-_.~')}={urllib.parse.quote(value, safe='-_.~')}"
+                                for name, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)))
         canonical = "\n".join([
-            "PUT", urllib.parse.quote(parts.path), "",
-            "".join(f"{name}:{headers[name]}\n" for name in names), ";".join(names), mode,
+            method, urllib.parse.quote(parts.path), query,
+            "".join(f"{name}:{headers[name]}\n" for name in names), ";".join(names), payload_hash,
         ])
         to_sign = "\n".join(["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(canonical.encode()).hexdigest()])
         seed = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
         headers["authorization"] = (f"AWS4-HMAC-SHA256 Credential={self.access_key}/{scope}, "
                                     f"SignedHeaders={';'.join(names)}, Signature={seed}")
+        return headers, key, scope, amz_date, seed
+
+    def send(self, method: str, url: str, body: bytes, headers: dict | None = None) -> tuple[int, bytes, dict]:
+        """`body` signed by its SHA-256, sent as it is."""
+        signed = self.sign(method, url, headers or {}, hashlib.sha256(body).hexdigest())[0]
+        return self._send(method, url, body, signed)
+
+    def put(self, url: str, data: bytes, mode: str, chunk_size: int = 64 * 1024,
+            trailer: tuple[str, str] | None = None, tamper=None) -> tuple[int, bytes, dict]:
+        """PUTs `data` aws-chunked, in chunks of `chunk_size` under `mode` (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD`,
+        `...-PAYLOAD-TRAILER` or `STREAMING-UNSIGNED-PAYLOAD-TRAILER`), with `trailer` (name, value) when the mode
+        has one. `tamper(body) -> body` changes the framed body after signing."""
+        headers = {"content-encoding": "aws-chunked", "x-amz-decoded-content-length": str(len(data))}
+        if trailer:
+            headers["x-amz-trailer"] = trailer[0]
+        headers, key, scope, amz_date, previous = self.sign("PUT", url, headers, mode)
         signed = not mode.startswith("STREAMING-UNSIGNED")
-        body, previous = b"", seed
+        body = b""
         pieces = [data[i:i + chunk_size] for i in range(0, len(data), chunk_size)] + [b""]
         for piece in pieces:
             if signed:
@@ -124,9 +133,15 @@ class ChunkedSigner:
         body += b"\r\n"
         if tamper:
             body = tamper(body)
-        del headers["host"]
+        return self._send("PUT", url, body, headers)
+
+    @staticmethod
+    def _send(method: str, url: str, body: bytes, headers: dict) -> tuple[int, bytes, dict]:
+        parts = urllib.parse.urlsplit(url)
+        headers = {name: value for name, value in headers.items() if name != "host"}
         connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-        connection.request("PUT", parts.path, body=body, headers=headers)
+        connection.request(method, parts.path + ("?" + parts.query if parts.query else ""), body=body,
+                           headers=headers)
         response = connection.getresponse()
         answer = response.read(), dict(response.headers)
         connection.close()

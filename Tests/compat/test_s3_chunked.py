@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from s3support import ChunkedSigner, crc32, journal, s3
+from s3support import HeaderSigner, crc32, journal, s3
 
 SIGNED = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
 SIGNED_TRAILER = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER"
@@ -35,7 +35,7 @@ def stored(server: str, key: str) -> bytes | None:
 def test_each_mode_stores_the_payload_without_its_framing(server, mode):
     key = f"chunked/{uuid.uuid4()}.bin"
     trailer = ("x-amz-checksum-crc32", crc32(DATA)) if mode != SIGNED else None
-    status, answer, headers = ChunkedSigner().put(f"{server}/demo/{key}", DATA, mode, trailer=trailer)
+    status, answer, headers = HeaderSigner().put(f"{server}/demo/{key}", DATA, mode, trailer=trailer)
     assert status == 200, answer
     assert stored(server, key) == DATA
     entry = [entry for entry in journal(server) if entry["path"] == f"/demo/{key}"][0]
@@ -61,7 +61,7 @@ def test_refused_bodies_store_nothing_and_keep_the_object_there(server, case, mo
     key = f"chunked/{uuid.uuid4()}.bin"
     client = s3(server)
     client.put_object(Bucket="demo", Key=key, Body=b"kept")
-    signer = ChunkedSigner(secret="not-the-secret") if case == "wrong secret" else ChunkedSigner()
+    signer = HeaderSigner(secret="not-the-secret") if case == "wrong secret" else HeaderSigner()
     options = {}
     if mode != SIGNED:
         options["trailer"] = ("x-amz-checksum-crc32", crc32(DATA))

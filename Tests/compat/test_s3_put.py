@@ -8,10 +8,11 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat/test_s3_put.py
 from __future__ import annotations
 
 import uuid
+import xml.etree.ElementTree as ET
 
 import pytest
 
-from s3support import advance, journal, refused, reset, s3
+from s3support import HeaderSigner, advance, crc32, journal, refused, reset, s3
 from support import request
 
 pytestmark = pytest.mark.usefixtures("no_aws_configuration")
@@ -147,3 +148,52 @@ def test_an_override_to_html_stays_sandboxed(server):
     status, _, headers = request(url)
     assert status == 200 and headers["Content-Type"] == "text/html"
     assert headers["Content-Security-Policy"] == "sandbox" and headers["Content-Disposition"] == "attachment"
+
+
+def test_delete_objects_batch_quiet_and_per_key_errors(server):
+    client, folder = s3(server), f"batch/{uuid.uuid4()}"
+    for name in ("a", "b", "c"):
+        client.put_object(Bucket="demo", Key=f"{folder}/{name}", Body=name.encode())
+    answer = client.delete_objects(Bucket="demo", Delete={"Objects": [
+        {"Key": f"{folder}/a"}, {"Key": f"{folder}/b"}, {"Key": f"{folder}/../x"}, {"Key": f"{folder}/none"}]})
+    assert [item["Key"] for item in answer["Deleted"]] == [f"{folder}/a", f"{folder}/b", f"{folder}/none"]
+    assert [(item["Key"], item["Code"]) for item in answer["Errors"]] == [(f"{folder}/../x", "InvalidURI")]
+    quiet = client.delete_objects(Bucket="demo", Delete={"Objects": [{"Key": f"{folder}/c"}], "Quiet": True})
+    assert "Deleted" not in quiet and "Errors" not in quiet
+    assert "Contents" not in client.list_objects_v2(Bucket="demo", Prefix=folder + "/")
+    wrong = s3(server, secret="not-the-secret")
+    client.put_object(Bucket="demo", Key=f"{folder}/kept", Body=b"k")
+    assert refused(lambda: wrong.delete_objects(Bucket="demo", Delete={"Objects": [{"Key": f"{folder}/kept"}]})) == (
+        403, "SignatureDoesNotMatch")
+    assert client.get_object(Bucket="demo", Key=f"{folder}/kept")["Body"].read() == b"k"
+
+
+def test_a_malformed_batch_is_malformed_xml_and_deletes_nothing(server):
+    client, key = s3(server), fresh_key()
+    client.put_object(Bucket="demo", Key=key, Body=b"k")
+    body = b"<Delete><Object><Nothing/></Object></Delete>"
+    status, answer, _ = HeaderSigner().send("POST", f"{server}/demo?delete=", body,
+                                            {"x-amz-checksum-crc32": crc32(body)})
+    assert (status, ET.fromstring(answer).findtext("Code")) == (400, "MalformedXML"), answer
+    assert client.get_object(Bucket="demo", Key=key)["Body"].read() == b"k"
+
+
+def test_copy_object_keeps_or_replaces_metadata(server):
+    client, source = s3(server), fresh_key("source.txt")
+    etag = client.put_object(Bucket="demo", Key=source, Body=b"s" * 3_000_000, ContentType="text/plain",
+                             Metadata={"origin": "upload"})["ETag"]
+    copied = client.copy_object(Bucket="demo", Key=fresh_key("copy.txt"), CopySource={"Bucket": "demo", "Key": source})
+    assert copied["CopyObjectResult"]["ETag"] == etag
+    target = fresh_key("replaced.txt")
+    client.copy_object(Bucket="demo", Key=target, CopySource=f"demo/{source}", MetadataDirective="REPLACE",
+                       Metadata={"origin": "copy"}, ContentType="application/x-note")
+    head = client.head_object(Bucket="demo", Key=target)
+    assert (head["Metadata"], head["ContentType"], head["ContentLength"]) == (
+        {"origin": "copy"}, "application/x-note", 3_000_000)
+    assert client.get_object(Bucket="demo", Key=target)["Body"].read() == b"s" * 3_000_000
+    assert refused(lambda: client.copy_object(Bucket="demo", Key=fresh_key(), CopySource="demo/none/such")) == (
+        404, "NoSuchKey")
+    assert refused(lambda: client.copy_object(Bucket="demo", Key=fresh_key(), CopySource="uploads/a/b")) == (
+        403, "AccessDenied")
+    assert refused(lambda: client.copy_object(Bucket="demo", Key=source, CopySource=f"demo/{source}")) == (
+        400, "InvalidRequest")

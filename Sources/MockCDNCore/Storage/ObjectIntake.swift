@@ -10,6 +10,11 @@ public struct ObjectIntake {
         public let size: Int
         /// SHA-256 of the bytes.
         public let sha256: [UInt8]
+
+        public init(size: Int, sha256: [UInt8]) {
+            self.size = size
+            self.sha256 = sha256
+        }
     }
 
     public let maxBytes: Int

@@ -2,14 +2,17 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MockCDNCore
+import NIOCore
 
 /// The bucket-level S3 routes, an app being the bucket (path-style `/{app}`): HeadBucket (`HEAD`),
-/// GetBucketLocation (`GET ?location`), ListObjectsV2 (`GET ?list-type=2`) and ListObjects (`GET`). Each
-/// needs the app's credentials, signed in the `Authorization` header (SigV4) or presigned (SigV4).
+/// GetBucketLocation (`GET ?location`), ListObjectsV2 (`GET ?list-type=2`), ListObjects (`GET`) and
+/// DeleteObjects (`POST ?delete`). Each needs the app's credentials, signed in the `Authorization` header
+/// (SigV4) or presigned (SigV4).
 struct BucketController {
     let apps: AppRegistry
     let store: any ObjectStore
     let clock: MockClock
+    let batch: BatchDelete
 
     /// The most keys one page lists, as on S3.
     static let maximumKeys = 1000
@@ -25,6 +28,37 @@ struct BucketController {
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         router.head(":app") { request, context in try await self.answer(request, context: context, head: true) }
         router.get(":app") { request, context in try await self.answer(request, context: context, head: false) }
+        router.post(":app") { request, context in try await self.post(request, context: context) }
+    }
+
+    /// `POST /{app}?delete`: DeleteObjects. Other bucket POSTs are not implemented.
+    private func post(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let app = try S3Authenticator.app(context, in: self.apps)
+        let query = context.query(of: request)
+        guard query.decoded.contains(where: { $0.name == "delete" }) else {
+            throw S3Error(
+                status: HTTPResponse.Status(code: 501),
+                code: "NotImplemented",
+                message: "MockCDN takes POST /{app}?delete (DeleteObjects) on a bucket"
+            )
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: BatchDelete.maximumBodyBytes)
+        } catch {
+            throw BatchDelete.malformed
+        }
+        let source = try S3Authenticator.authenticate(
+            request,
+            app: app,
+            key: nil,
+            query: query,
+            now: self.clock.unixSeconds,
+            payload: body
+        )
+        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+            try await self.batch.delete(String(buffer: body), app: app)
+        }
     }
 
     private func answer(_ request: Request, context: AppRequestContext, head: Bool) async throws -> Response {

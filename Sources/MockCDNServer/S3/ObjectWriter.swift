@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import MockCDNCore
 
-/// PutObject (`PUT /{app}/{key}`): signed in the `Authorization` header (SigV4) or presigned (SigV4,
+/// PutObject and CopyObject (`PUT /{app}/{key}`, `ObjectCopier` when `x-amz-copy-source` names a source): signed in the `Authorization` header (SigV4) or presigned (SigV4,
 /// SigV2) with the app's keys. The body streams into the store under the app's upload policy, its signed
 /// payload hash and checksums checked before it replaces anything; `If-None-Match: *` and `If-Match` make
 /// the write conditional. The answer is S3's: 200 with the ETag, no body.
@@ -13,6 +13,7 @@ struct ObjectWriter {
     let apps: AppRegistry
     let clock: MockClock
     let uploads: UploadReceiver
+    let copier: ObjectCopier
 
     func put(_ request: Request, context: AppRequestContext) async throws -> Response {
         let app = try S3Authenticator.app(context, in: self.apps)
@@ -30,6 +31,9 @@ struct ObjectWriter {
             promise = .unsigned
         }
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+            if request.headers[ObjectCopier.sourceHeader] != nil {
+                return try await self.copier.copy(request, app: app, key: key)
+            }
             let condition = try WriteCondition(request)
             try await condition.check(self.uploads.store, key: key)
             var upload = RawUpload(

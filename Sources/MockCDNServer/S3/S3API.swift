@@ -19,12 +19,22 @@ struct S3API {
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         let group = router.group().add(middleware: ErrorEnvelopeMiddleware<S3Error>())
-        BucketController(apps: self.apps, store: self.store, clock: self.clock).addRoutes(to: group)
+        BucketController(
+            apps: self.apps,
+            store: self.store,
+            clock: self.clock,
+            batch: BatchDelete(remover: self.remover)
+        ).addRoutes(to: group)
         ObjectController(
             apps: self.apps,
             clock: self.clock,
             remover: self.remover,
-            writer: ObjectWriter(apps: self.apps, clock: self.clock, uploads: self.uploads),
+            writer: ObjectWriter(
+                apps: self.apps,
+                clock: self.clock,
+                uploads: self.uploads,
+                copier: ObjectCopier(store: self.store, clock: self.clock)
+            ),
             uploadURLPut: self.uploadURLPut
         ).addRoutes(to: group)
     }

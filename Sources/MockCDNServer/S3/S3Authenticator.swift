@@ -1,8 +1,10 @@
 import Hummingbird
 import MockCDNCore
+import NIOCore
 
-/// Who may make an S3 request that carries no body (a listing, a delete): the app's keys, in the
-/// `Authorization` header (SigV4) or in a presigned query (SigV4; SigV2 for an object too).
+/// Who may make an S3 request that carries no body or a small one read whole (a listing, a delete, a batch
+/// delete): the app's keys, in the `Authorization` header (SigV4) or in a presigned query (SigV4; SigV2 for an
+/// object too).
 enum S3Authenticator {
     /// The app the path's first segment names: the bucket.
     ///
@@ -20,17 +22,26 @@ enum S3Authenticator {
     ///   - key: the object, or nil for a bucket request.
     ///   - query: the request's query.
     ///   - now: the clock's Unix time.
+    ///   - payload: the body, read whole, of a request that has one (DeleteObjects' XML); nil for none.
     /// - Returns: which credential passed, for the journal.
-    /// - Throws: `AccessDenied` or `SignatureRefusal` with S3's code; 403 `AccessDenied` for no credential.
+    /// - Throws: `AccessDenied` or `SignatureRefusal` with S3's code; 403 `AccessDenied` for no credential;
+    ///   400 `XAmzContentSHA256Mismatch` for a body that is not the one signed.
     static func authenticate(
         _ request: Request,
         app: MediaApp,
         key: ObjectKey?,
         query: QueryItems,
-        now: Int64
+        now: Int64,
+        payload: ByteBuffer? = nil
     ) throws -> CredentialSource {
         if HeaderSignature.isPresent(in: request) {
-            _ = try HeaderSignature.verifyBodiless(request, app: app, query: query, now: now)
+            if let payload {
+                let signed = try HeaderSignature.verify(request, app: app, query: query, now: now)
+                let summary = ObjectIntake.Summary(size: payload.readableBytes, sha256: Digest.sha256(payload))
+                try PayloadPromise(signed).check(summary)
+            } else {
+                _ = try HeaderSignature.verifyBodiless(request, app: app, query: query, now: now)
+            }
             return .s3HeaderSigV4
         }
         if let key {

@@ -56,6 +56,11 @@ enum ObjectHeaders {
         return extras
     }
 
+    /// Whether an extra is one of the stored headers (which a copy's `REPLACE` replaces).
+    static func isStored(_ extra: String) -> Bool {
+        extra.hasPrefix(Self.headerExtra)
+    }
+
     /// The stored headers of an object, for its reads.
     static func headers(of metadata: ObjectMetadata) -> HTTPFields {
         var headers = HTTPFields()

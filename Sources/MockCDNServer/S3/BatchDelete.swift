@@ -1,0 +1,86 @@
+import Foundation
+import Hummingbird
+import MockCDNCore
+import NIOCore
+
+/// DeleteObjects (`POST /{app}?delete`): the XML batch `<Delete><Object><Key>...</Key></Object>...</Delete>`,
+/// at most 1,000 keys, each deleted as DeleteObject deletes it. The answer lists every key deleted (none in
+/// quiet mode) and an `<Error>` for each key that could not be (`InvalidURI` for a key MockCDN refuses).
+struct BatchDelete {
+    let remover: ObjectRemover
+
+    /// The most keys one request may name, as on S3.
+    static let maximumKeys = 1000
+    /// The most bytes of XML read: 1,000 keys of 1,024 bytes, escaped, with room to spare.
+    static let maximumBodyBytes = 8 << 20
+
+    /// The keys of a DeleteObjects document, in order, and whether it asks for quiet mode.
+    ///
+    /// - Parameter document: the request body.
+    /// - Returns: the keys as sent and the quiet flag.
+    /// - Throws: 400 `MalformedXML` for a document without `<Delete>` or more than 1,000 keys, or an
+    ///   `<Object>` without a `<Key>`.
+    static func parse(_ document: String) throws -> (keys: [String], quiet: Bool) {
+        guard let delete = XMLText.elements("Delete", in: Self.withoutNamespace(document)[...]).first else {
+            throw Self.malformed
+        }
+        var keys: [String] = []
+        for object in XMLText.elements("Object", in: delete) {
+            guard let key = XMLText.elements("Key", in: object).first else { throw Self.malformed }
+            keys.append(XMLText.unescaped(key))
+        }
+        guard !keys.isEmpty, keys.count <= Self.maximumKeys else { throw Self.malformed }
+        let quiet = XMLText.elements("Quiet", in: delete).first.map { $0.lowercased() == "true" } ?? false
+        return (keys, quiet)
+    }
+
+    /// `<Delete xmlns="...">` as `<Delete>`: the scan reads elements by their bare name.
+    private static func withoutNamespace(_ document: String) -> String {
+        document.replacingOccurrences(
+            of: #"<Delete\s+xmlns="[^"]*"\s*>"#,
+            with: "<Delete>",
+            options: .regularExpression
+        )
+    }
+
+    static let malformed = S3Error(
+        status: .badRequest,
+        code: "MalformedXML",
+        message: "The XML you provided was not well-formed or did not validate against our published schema"
+    )
+
+    /// Deletes each key of `app` and answers S3's `DeleteResult`.
+    ///
+    /// - Parameters:
+    ///   - document: the request body.
+    ///   - app: the bucket's app.
+    /// - Returns: the `DeleteResult`.
+    /// - Throws: 400 `MalformedXML`; what the store throws.
+    func delete(_ document: String, app: MediaApp) async throws -> Response {
+        let (keys, quiet) = try Self.parse(document)
+        // A key MockCDN refuses is that key's error; a store that fails fails the request.
+        var refusals: [String: String] = [:]
+        for key in keys {
+            do {
+                try await self.remover.remove(try ObjectKey(app.id + "/" + key))
+            } catch let error as MockCDNError where error == .invalidObjectKey {
+                refusals[key] = error.detail
+            }
+        }
+        var xml = S3XML()
+        xml.element("DeleteResult", root: true) { xml in
+            for key in keys {
+                if let message = refusals[key] {
+                    xml.element("Error") { xml in
+                        xml.element("Key", key)
+                        xml.element("Code", "InvalidURI")
+                        xml.element("Message", message)
+                    }
+                } else if !quiet {
+                    xml.element("Deleted") { $0.element("Key", key) }
+                }
+            }
+        }
+        return xml.response()
+    }
+}
