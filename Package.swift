@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0", traits: []),
         // HTTPField names for the headers MockCDN defines (`fat`, `stream-auth-type`); Hummingbird speaks it.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
+        // TLS for `--tls-certificate` (async-http-client depends on it already, for the S3 store).
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         // ByteBuffer, the async file system (NIOFS) the stores stream through, and the thread pool
         // (NIOPosix) resizes run on, off the event loops.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
@@ -111,10 +113,13 @@ let package = Package(
                 "MockCDNCore",
                 "MockCDNS3",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // HTTPS (`--tls-certificate`) on swift-nio-ssl, which async-http-client already brings.
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import MockCDNCore
 
@@ -7,10 +8,11 @@ import MockCDNCore
 ///
 /// - Parameters:
 ///   - configuration: what to bind and serve.
-///   - onReady: called once the server listens, with its base URL (`http://HOST:PORT`, the real port).
+///   - onReady: called once the server listens, with its base URL (`http://HOST:PORT`, the real port;
+///     `https://` with `--tls-certificate`).
 /// - Returns: the application, ready to run.
 /// - Throws: `MockCDNError.storageFailure` when the data directory cannot be used, `.imageFailure` when
-///   libvips cannot start.
+///   libvips cannot start, `.invalidConfiguration` for TLS files that cannot be used.
 public func buildApplication(
     _ configuration: ServerConfiguration,
     onReady: @escaping @Sendable (String) async -> Void = { _ in }
@@ -22,27 +24,31 @@ public func buildApplication(
     try await services.loadFixtures()
     let router = Router(context: AppRequestContext.self)
     addSurfaces(to: router, services: services, configuration: configuration)
+    // The idle timeout also bounds a request head that never completes (slowloris) and a body that stops:
+    // Hummingbird counts idleness from the last request part read or response written. A request head the
+    // parser refuses is journaled by FramingErrorJournal; an answer that says `Connection: close` closes
+    // the connection once written (CloseAfterResponseHandler).
+    let http = HTTPServerBuilder.http1(
+        configuration: .init(
+            additionalChannelHandlers: [
+                FramingErrorJournal(journal: services.journal, clock: services.clock), CloseAfterResponseHandler(),
+            ],
+            idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))
+        )
+    )
+    let tls = try configuration.tlsConfiguration()
+    let scheme = tls == nil ? "http" : "https"
     return Application(
         router: router,
-        // The idle timeout also bounds a request head that never completes (slowloris) and a body that stops:
-        // Hummingbird counts idleness from the last request part read or response written. A request head the
-        // parser refuses is journaled by FramingErrorJournal; an answer that says `Connection: close` closes
-        // the connection once written (CloseAfterResponseHandler).
-        server: .http1(
-            configuration: .init(
-                additionalChannelHandlers: [
-                    FramingErrorJournal(journal: services.journal, clock: services.clock), CloseAfterResponseHandler(),
-                ],
-                idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))
-            )
-        ),
+        server: try tls.map { try .tls(http, tlsConfiguration: $0) } ?? http,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "MockCDN",
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.connectionLimit)
         ),
         onServerRunning: { channel in
-            let url = "http://\(hostForURL(configuration.host)):\(channel.localAddress?.port ?? configuration.port)"
+            let url =
+                "\(scheme)://\(hostForURL(configuration.host)):\(channel.localAddress?.port ?? configuration.port)"
             services.links.bound(to: url, publicURL: configuration.publicURL)
             await onReady(url)
         },

@@ -46,6 +46,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ServeSetting.publicURL.argumentHelp)
     var publicURL: String?
 
+    @Option(help: ServeSetting.tlsCertificate.argumentHelp)
+    var tlsCertificate: String?
+
+    @Option(help: ServeSetting.tlsKey.argumentHelp)
+    var tlsKey: String?
+
     @Option(help: ServeSetting.logLevel.argumentHelp)
     var logLevel: String?
 

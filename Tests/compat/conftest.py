@@ -44,12 +44,12 @@ def launch(*flags: str, binary=BINARY, env: dict | None = None):
     )
     try:
         first = proc.stdout.readline()
-        match = re.match(r"mockcdn ready on http://([^:/]+|\[[^]]+\]):(\d+)", first)
+        match = re.match(r"mockcdn ready on (https?)://([^:/]+|\[[^]]+\]):(\d+)", first)
         assert match, f"unexpected first line: {first!r} (exit code {proc.poll()})"
         proc.stdout.readline()  # demo app keys
         # A wildcard bind is reached on loopback.
-        host = "127.0.0.1" if match.group(1) in ("0.0.0.0", "[::]") else match.group(1)
-        yield RunningServer(f"http://{host}:{match.group(2)}", proc)
+        host = "127.0.0.1" if match.group(2) in ("0.0.0.0", "[::]") else match.group(2)
+        yield RunningServer(f"{match.group(1)}://{host}:{match.group(3)}", proc)
     finally:
         proc.send_signal(signal.SIGTERM)
         # Returns as soon as it exits (at once, or within its 10 s graceful shutdown): 60 s is a deadline, no margin.

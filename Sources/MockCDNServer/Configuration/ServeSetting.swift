@@ -194,6 +194,18 @@ extension ServeSetting {
         defaultText: "the request's Host",
         help: "Base of the links MockCDN issues, http(s)://HOST[:PORT], when clients reach it under another name."
     ) { $0.publicURL = $1 }
+    public static let tlsCertificate: ServeSetting = ServeSetting.text(
+        "tls_certificate",
+        .path,
+        defaultText: "none (plain HTTP)",
+        help: "PEM certificate chain to serve HTTPS with, with --tls-key: S3 clients send aws-chunked bodies over it."
+    ) { $0.tlsCertificatePath = $1 }
+    public static let tlsKey: ServeSetting = ServeSetting.text(
+        "tls_key",
+        .path,
+        defaultText: "none",
+        help: "PEM private key of --tls-certificate."
+    ) { $0.tlsKeyPath = $1 }
     public static let logLevel: ServeSetting = ServeSetting.text(
         "log_level",
         .choice(Logger.Level.allCases.map(\.rawValue)),
@@ -265,7 +277,8 @@ extension ServeSetting {
     /// Every setting, in the order `--help` and the README list them (and `resolve` applies them: `store`
     /// before `s3_variants`, which needs it).
     public static let all: [ServeSetting] = [
-        .config, .host, .port, .dataDir, .store, .s3PathStyle, .s3Variants, .publicURL, .logLevel, .variantCacheMB,
+        .config, .host, .port, .dataDir, .store, .s3PathStyle, .s3Variants, .publicURL, .tlsCertificate, .tlsKey,
+        .logLevel, .variantCacheMB,
         .fixtures,
         .adminToken,
         .journalSize, .credentialCacheSize, .idleTimeout, .maxConnections, .memoryStoreMB,

@@ -21,6 +21,9 @@ public struct ServerConfiguration: Sendable {
     /// The base URL links are built on, when clients reach the server through another name (a proxy,
     /// a container); nil means `http://HOST:PORT` as bound.
     public var publicURL: String?
+    /// PEM files to serve HTTPS with (`--tls-certificate`, `--tls-key`): both, or neither for plain HTTP.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
     /// The tenants; the first is the default app.
     public var apps: [AppConfiguration] = [.demo]
     public var logLevel = Logger.Level.info

@@ -44,13 +44,14 @@ final class LinkSigner: Sendable {
         }
     }
 
-    /// The base of links answered to `request`: the public URL when configured, else `http://` and the
-    /// request's `Host` when it is a plain `host[:port]`, else the bound address.
+    /// The base of links answered to `request`: the public URL when configured, else the bound scheme
+    /// (`http://`, or `https://` with TLS) and the request's `Host` when it is a plain `host[:port]`, else the
+    /// bound address.
     func base(for request: Request) -> String {
         self.state.withLock { state in
             if let publicURL = state.publicURL { return publicURL }
             guard let host = request.head.authority, Self.isPlainAuthority(host) else { return state.boundURL }
-            return "http://" + host
+            return (state.boundURL.hasPrefix("https://") ? "https://" : "http://") + host
         }
     }
 
