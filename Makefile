@@ -71,6 +71,11 @@ py-deps: venv
 		&& command -v aws >/dev/null && command -v moto_server >/dev/null; then :; else \
 		echo "installing $(PIP_PACKAGES)"; python3 -m pip install -q $(PIP_PACKAGES); \
 	fi
+	@# awscrt apart, in .venv/crt: boto3 switches to the CRT signer when it can import it, and most users' boto3
+	@# cannot; the tests that need it (CRC64NVME, CRC32C) put it on their own path.
+	@if [ -d "$(VENV)/crt/awscrt" ]; then :; else \
+		echo "installing awscrt into $(VENV)/crt"; python3 -m pip install -q --target "$(VENV)/crt" awscrt; \
+	fi
 	@# The Python helper (clients/python), editable: its suite runs the code in the checkout.
 	@if python3 -c "import mockcdn.pytest_plugin" 2>/dev/null; then :; else \
 		echo "installing clients/python"; python3 -m pip install -q -e clients/python; \

@@ -39,7 +39,7 @@ public func buildApplication(
     let tls = try configuration.tlsConfiguration()
     let scheme = tls == nil ? "http" : "https"
     return Application(
-        router: router,
+        responder: VirtualHost.Responder(base: router.buildResponder(), apps: services.apps, reserved: routePrefixes),
         server: try tls.map { try .tls(http, tlsConfiguration: $0) } ?? http,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),

@@ -151,3 +151,12 @@ class HeaderSigner:
 def crc32(data: bytes) -> str:
     """S3's `x-amz-checksum-crc32` of `data`: base64 of the big-endian CRC."""
     return base64.b64encode(zlib.crc32(data).to_bytes(4, "big")).decode()
+
+
+def fat(server: str) -> str:
+    """A File Access Token of the demo app, minted by the control route."""
+    status, body, _ = request(f"{server}/_mockcdn/tokens", "POST",
+                              json.dumps({"kind": "fat", "user_id": "alice"}).encode(),
+                              {"Content-Type": "application/json"})
+    assert status == 200, body
+    return json.loads(body)["token"]

@@ -11,6 +11,7 @@ import uuid
 import xml.etree.ElementTree as ET
 
 import pytest
+from botocore.config import Config
 
 from s3support import HeaderSigner, advance, crc32, journal, refused, reset, s3
 from support import request
@@ -197,3 +198,24 @@ def test_copy_object_keeps_or_replaces_metadata(server):
         403, "AccessDenied")
     assert refused(lambda: client.copy_object(Bucket="demo", Key=source, CopySource=f"demo/{source}")) == (
         400, "InvalidRequest")
+
+
+def test_sigv2_in_the_authorization_header(server):
+    """boto3 with `signature_version="s3"` signs every call with SigV2 in the header (`AWS key:signature`)."""
+    client, key = s3(server, config=Config(signature_version="s3")), fresh_key()
+    client.put_object(Bucket="demo", Key=key, Body=b"v2", ContentType="text/plain")
+    assert client.get_object(Bucket="demo", Key=key)["Body"].read() == b"v2"
+    assert client.head_object(Bucket="demo", Key=key)["ContentLength"] == 2
+    assert key in [item["Key"] for item in client.list_objects_v2(Bucket="demo", Prefix="put/")["Contents"]]
+    calls = [entry for entry in journal(server) if entry["path"] == f"/demo/{key}"]
+    assert [(entry["method"], entry["credential"]) for entry in calls] == [
+        ("PUT", "s3-header-sigv2"), ("GET", "s3-header-sigv2"), ("HEAD", "s3-header-sigv2")]
+    wrong = s3(server, secret="not-the-secret", config=Config(signature_version="s3"))
+    assert refused(lambda: wrong.delete_object(Bucket="demo", Key=key)) == (403, "SignatureDoesNotMatch")
+    assert refused(lambda: wrong.put_object(Bucket="demo", Key=fresh_key(), Body=b"x")) == (403, "SignatureDoesNotMatch")
+    advance(server, 901)
+    try:
+        assert refused(lambda: client.get_object(Bucket="demo", Key=key)) == (403, "RequestTimeTooSkewed")
+    finally:
+        reset(server)
+    assert client.delete_object(Bucket="demo", Key=key)["ResponseMetadata"]["HTTPStatusCode"] == 204

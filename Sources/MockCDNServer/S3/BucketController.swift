@@ -57,7 +57,18 @@ struct BucketController {
             payload: body
         )
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
-            try await self.batch.delete(String(buffer: body), app: app)
+            // S3 takes a batch only with a digest of it, and checks it.
+            let digests = try PayloadDigests(request, query: query, trailers: false)
+            guard digests.claimsAny else {
+                throw S3Error(
+                    status: .badRequest,
+                    code: "InvalidRequest",
+                    message: "Missing required header for this request: Content-MD5"
+                )
+            }
+            digests.update(body)
+            try digests.verify()
+            return try await self.batch.delete(String(buffer: body), app: app)
         }
     }
 

@@ -31,9 +31,33 @@ enum HeaderSignature {
         return signed
     }
 
-    /// The request's path as a signature covers it: percent-decoded (the canonical request encodes it again).
+    /// The request's path as a signature covers it: percent-decoded (the canonical request encodes it again),
+    /// without the app of a virtual-hosted request.
     static func path(of request: Request) -> String {
-        PercentEncoding.decode(request.uri.path.utf8) ?? request.uri.path
+        VirtualHost.signedPath(PercentEncoding.decode(request.uri.path.utf8) ?? request.uri.path, of: request)
+    }
+
+    /// Whether the request is signed in its header with SigV2 (`AWS AccessKeyId:Signature`).
+    static func isSigV2(_ request: Request) -> Bool {
+        SigV2.isHeaderSigned(request.headers[.authorization])
+    }
+
+    /// Checks the request's SigV2 `Authorization` header. SigV2 signs no payload, and signs a bucket's own
+    /// resource as `/{app}/`.
+    ///
+    /// - Throws: `AccessDenied` with S3's code for the failed rule.
+    static func verifySigV2(_ request: Request, app: MediaApp, query: QueryItems, now: Int64) throws(AccessDenied) {
+        let path = request.uri.path
+        try SigV2.verifyAuthorization(
+            request.headers[.authorization] ?? "",
+            method: request.method.rawValue,
+            path: path.dropFirst().contains("/") ? path : path + "/",
+            query: query.decoded,
+            headers: request.headers.map { ($0.name.canonicalName, $0.value) },
+            accessKeyID: app.sigV4Credentials.accessKeyID,
+            secretAccessKey: app.sigV4Credentials.secretAccessKey,
+            now: now
+        )
     }
 
     /// Checks the request's SigV4 `Authorization` header.

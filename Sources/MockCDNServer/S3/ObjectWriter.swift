@@ -26,6 +26,10 @@ struct ObjectWriter {
             let signed = try HeaderSignature.verify(request, app: app, query: query, now: now)
             promise = try PayloadPromise(signed)
             source = .s3HeaderSigV4
+        } else if HeaderSignature.isSigV2(request) {
+            try HeaderSignature.verifySigV2(request, app: app, query: query, now: now)
+            promise = .unsigned
+            source = .s3HeaderSigV2
         } else {
             source = try PresignedRequest.verify(request, app: app, key: key, query: query, now: now)
             promise = .unsigned
@@ -35,25 +39,43 @@ struct ObjectWriter {
                 return try await self.copier.copy(request, app: app, key: key)
             }
             let condition = try WriteCondition(request)
+            var streaming: (mode: AWSChunkedMode, seed: SigV4.StreamingSeed)?
+            if case .streaming(let mode, let seed) = promise { streaming = (mode, seed) }
+            let digests = try PayloadDigests(request, query: query, trailers: streaming?.mode.hasTrailer ?? false)
             try await condition.check(self.uploads.store, key: key)
             var upload = RawUpload(
                 extras: try ObjectHeaders.extras(from: request),
                 allowsEmpty: true,
-                seal: { [store = self.uploads.store] summary, _ in
+                seal: { [store = self.uploads.store] summary, attributes in
                     try promise.check(summary)
+                    try digests.seal(&attributes)
                     try await condition.check(store, key: key)
                 }
             )
-            guard case .streaming(let mode, let seed) = promise else {
-                let object = try await self.uploads.receiveBody(request, app: app, key: key, upload: upload) { $0 }
-                return Response(status: .ok, headers: [.eTag: object.etag])
+            let object: ObjectMetadata
+            if let streaming {
+                let decodedLength = try AWSChunkedDecoder.decodedLength(request.headers[Self.decodedLengthHeader])
+                upload.declaredLength = Int(clamping: decodedLength)
+                object = try await self.uploads.receiveBody(request, app: app, key: key, upload: upload) { body in
+                    DigestedBody(
+                        base: try AWSChunkedBody(
+                            body,
+                            mode: streaming.mode,
+                            seed: streaming.seed,
+                            decodedLength: decodedLength,
+                            onTrailers: digests.take
+                        ),
+                        digests: digests
+                    )
+                }
+            } else {
+                object = try await self.uploads.receiveBody(request, app: app, key: key, upload: upload) { body in
+                    DigestedBody(base: body, digests: digests)
+                }
             }
-            let decodedLength = try AWSChunkedDecoder.decodedLength(request.headers[Self.decodedLengthHeader])
-            upload.declaredLength = Int(clamping: decodedLength)
-            let object = try await self.uploads.receiveBody(request, app: app, key: key, upload: upload) { body in
-                try AWSChunkedBody(body, mode: mode, seed: seed, decodedLength: decodedLength)
-            }
-            return Response(status: .ok, headers: [.eTag: object.etag])
+            var headers = digests.answerHeaders()
+            headers[.eTag] = object.etag
+            return Response(status: .ok, headers: headers)
         }
     }
 }

@@ -44,6 +44,10 @@ enum S3Authenticator {
             }
             return .s3HeaderSigV4
         }
+        if HeaderSignature.isSigV2(request) {
+            try HeaderSignature.verifySigV2(request, app: app, query: query, now: now)
+            return .s3HeaderSigV2
+        }
         if let key {
             return try PresignedRequest.verify(request, app: app, key: key, query: query, now: now)
         }

@@ -8,6 +8,8 @@ enum CredentialSource: String, Sendable {
     case presignedV2 = "presigned-v2"
     /// SigV4 in the `Authorization` header, as S3 clients sign by default.
     case s3HeaderSigV4 = "s3-header-sigv4"
+    /// SigV2 in the `Authorization` header (`AWS AccessKeyId:Signature`), boto3's `signature_version="s3"`.
+    case s3HeaderSigV2 = "s3-header-sigv2"
     case cloudfront
     /// CloudFront signed cookies (`CloudFront-Signature`, ...).
     case cloudfrontCookie = "cloudfront-cookie"

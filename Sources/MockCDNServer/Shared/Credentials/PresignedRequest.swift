@@ -73,7 +73,7 @@ enum PresignedRequest {
         try SigV4.verify(
             query: query.decoded,
             method: request.method.rawValue,
-            path: "/" + key.rawValue,
+            path: VirtualHost.signedPath("/" + key.rawValue, of: request),
             header: self.signedHeader(of: request),
             credentials: app.sigV4Credentials,
             now: now,

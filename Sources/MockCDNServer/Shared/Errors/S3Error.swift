@@ -109,6 +109,7 @@ extension S3Error {
         case let error as MockCDNError where error == .invalidObjectKey: .invalidURI(error.detail)
         case let failure as UploadFailure: .upload(failure)
         case let refusal as AWSChunkedError: .chunked(refusal)
+        case let refusal as ChecksumError: S3Error(status: .badRequest, code: refusal.code, message: refusal.message)
         case let refusal as PostPolicyRefusal:
             S3Error(
                 status: refusal.kind == .forbidden ? .forbidden : .badRequest,

@@ -1,0 +1,91 @@
+import Foundation
+
+extension SigV2 {
+    /// Whether an `Authorization` header is S3's SigV2 (`AWS AccessKeyId:Signature`), as boto3 sends it with
+    /// `signature_version="s3"`.
+    public static func isHeaderSigned(_ authorization: String?) -> Bool {
+        authorization?.hasPrefix("AWS ") ?? false
+    }
+
+    /// Checks a request signed in its `Authorization` header with SigV2: the string to sign is the
+    /// presigned one's with the request's date (`Date`, or empty when `x-amz-date` is sent and signed among
+    /// the `x-amz-*` headers) in place of `Expires`. The date must lie within 15 minutes of `now`.
+    ///
+    /// - Parameters:
+    ///   - authorization: the `Authorization` header.
+    ///   - method: the request method.
+    ///   - path: the path as the request sent it, percent-encoding kept, starting with the bucket.
+    ///   - query: the percent-decoded query items (signed sub-resources count).
+    ///   - headers: the request's headers.
+    ///   - accessKeyID: the app's API key.
+    ///   - secretAccessKey: the app's API secret.
+    ///   - now: the clock's Unix time.
+    /// - Throws: `AccessDenied`: 400 `AuthorizationHeaderMalformed`-like `InvalidArgument` for a header that
+    ///   cannot be read, 403 `InvalidAccessKeyId`, `AccessDenied` without a date, `SignatureDoesNotMatch`,
+    ///   `RequestTimeTooSkewed`.
+    public static func verifyAuthorization(
+        _ authorization: String,
+        method: String,
+        path: String,
+        query: [(name: String, value: String)],
+        headers: [(name: String, value: String)],
+        accessKeyID: String,
+        secretAccessKey: String,
+        now: Int64
+    ) throws(AccessDenied) {
+        let credential = authorization.dropFirst("AWS ".count)
+        guard let colon = credential.lastIndex(of: ":"), colon != credential.startIndex else {
+            throw AccessDenied(
+                "AWS authorization header is invalid.  Expected AwsAccessKeyId:signature",
+                code: "InvalidArgument",
+                details: [.init("ArgumentName", "Authorization")],
+                kind: .malformed
+            )
+        }
+        guard credential[..<colon] == accessKeyID else { throw AccessDenied.invalidAccessKeyID }
+        let provided = credential[credential.index(after: colon)...]
+        func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name }?.value }
+        let amzDate = header("x-amz-date")
+        guard let dateText = amzDate ?? header("date"), let date = HTTPDate.parse(dateText) else {
+            throw AccessDenied("AWS authentication requires a valid Date or x-amz-date header")
+        }
+        let amz = headers.filter { $0.name.lowercased().hasPrefix("x-amz-") }
+        func stringToSign(redacting: Bool) -> String {
+            self.stringToSign(
+                method: method,
+                contentMD5: header("content-md5") ?? "",
+                contentType: header("content-type") ?? "",
+                expires: amzDate == nil ? dateText : "",
+                amzHeaders: redacting
+                    ? amz.map { redactedParameters.contains($0.name.lowercased()) ? ($0.name, "REDACTED") : $0 } : amz,
+                resource: self.canonicalizedResource(path: path, query: query)
+            )
+        }
+        let expected = self.signature(stringToSign(redacting: false), secretAccessKey: secretAccessKey)
+        let signature = Base64.decode(provided, .standard) ?? []
+        guard SecureBytes.constantTimeEqual(signature, expected) else {
+            throw AccessDenied(
+                "The request signature we calculated does not match the signature you provided. "
+                    + "Check your key and signing method.",
+                code: "SignatureDoesNotMatch",
+                details: [
+                    .init("AWSAccessKeyId", accessKeyID),
+                    .init("StringToSign", stringToSign(redacting: true)),
+                ]
+            )
+        }
+        // After the signature, as SigV4's check: a forged request learns nothing of the server's clock.
+        let requestTime = Int64(date.timeIntervalSince1970)
+        guard abs(requestTime - now) <= SigV4.allowedSkew else {
+            throw AccessDenied(
+                "The difference between the request time and the current time is too large.",
+                code: "RequestTimeTooSkewed",
+                details: [
+                    .init("RequestTime", SigV4.echo(Substring(dateText))),
+                    .init("ServerTime", AmzDate.iso8601(now)),
+                    .init("MaxAllowedSkewMilliseconds", String(SigV4.allowedSkew * 1000)),
+                ]
+            )
+        }
+    }
+}
