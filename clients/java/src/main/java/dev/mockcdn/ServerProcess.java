@@ -31,6 +31,12 @@ final class ServerProcess {
     static final Pattern READY_LINE = Pattern.compile("mockcdn ready on http://([^:/\\s]+|\\[[^\\]]+\\]):(\\d+)");
     private static final Pattern LOOPBACK = Pattern.compile("127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\]|localhost");
     private static final int TAIL_LINES = 50;
+    /**
+     * How long a server that did not become ready is given, once it has exited or been killed, for its stderr to
+     * be read to the end. Its stderr ends with the process, so this is a bound, not a wait: it only runs out when a
+     * child of the server holds the pipe open.
+     */
+    private static final Duration STDERR_DRAIN = Duration.ofSeconds(10);
 
     final Process process;
     final String url;
@@ -92,12 +98,18 @@ final class ServerProcess {
         long deadline = System.nanoTime() + options.timeout().toNanos();
         Optional<String> first = nextLine(stdout, deadline);
         if (first == null) {
-            throw failed(process, command, stderrPump, tail, "no ready line within " + options.timeout().toSeconds() + " s");
-        }
-        Matcher ready = READY_LINE.matcher(first.orElse(""));
-        if (!ready.lookingAt()) {
             throw failed(process, command, stderrPump, tail,
-                    first.isEmpty() ? "exited before it was ready" : "unexpected first line '" + first.get() + "'");
+                    interruptedOr("no ready line within " + options.timeout().toSeconds() + " s"));
+        }
+        if (first.isEmpty()) {
+            // The end of stdout is normally the server exiting; it may still be writing its reason to stderr.
+            boolean exited = waitFor(process, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            throw failed(process, command, stderrPump, tail,
+                    exited ? "exited before it was ready" : interruptedOr("closed its stdout without a ready line"));
+        }
+        Matcher ready = READY_LINE.matcher(first.get());
+        if (!ready.lookingAt()) {
+            throw failed(process, command, stderrPump, tail, "unexpected first line '" + first.get() + "'");
         }
         String host = ready.group(1);
         String token = options.adminToken() != null ? options.adminToken()
@@ -122,9 +134,11 @@ final class ServerProcess {
      */
     int stop(Duration timeout) {
         if (process.isAlive()) {
-            process.destroy();
+            // Signalled through its handle: Process.destroy() would also close its stderr, and what the server
+            // writes on its way out would not reach the pump.
+            process.toHandle().destroy();
             if (!waitFor(process, timeout)) {
-                process.destroyForcibly();
+                process.toHandle().destroyForcibly();
                 waitFor(process, Duration.ofSeconds(10));
                 throw new MockCDNException("mockcdn (pid " + process.pid() + ") did not exit within "
                         + timeout.toSeconds() + " s of SIGTERM", tailText(stderrTail));
@@ -166,7 +180,10 @@ final class ServerProcess {
         }
     }
 
-    /** The next stdout line; empty at the end of the output; {@code null} when the deadline passed first. */
+    /**
+     * The next stdout line; empty at the end of the output; {@code null} when the deadline passed first or the
+     * thread was interrupted (its interrupt status is then set).
+     */
     private static Optional<String> nextLine(BlockingQueue<Optional<String>> stdout, long deadline) {
         try {
             return stdout.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -184,7 +201,8 @@ final class ServerProcess {
                     onLine.accept(line);
                 }
             } catch (IOException closed) {
-                // The process is gone; the end marker below is all a reader needs.
+                // Closed on this side (the shutdown hook's Process.destroy()): the end marker below is all a reader
+                // needs.
             } finally {
                 onEnd.run();
             }
@@ -193,21 +211,40 @@ final class ServerProcess {
         return thread;
     }
 
-    /** Kills a server that did not become ready and describes why, with its last stderr lines. */
+    /** {@code reason}, or that the wait was interrupted when the thread's interrupt status is set. */
+    private static String interruptedOr(String reason) {
+        return Thread.currentThread().isInterrupted() ? "interrupted while waiting for the ready line" : reason;
+    }
+
+    /**
+     * Kills a server that did not become ready, when it still runs, and describes why, with its stderr read to the
+     * end. The kill goes through the process's handle: {@link Process#destroyForcibly()} also closes the process's
+     * streams, even those of a process that has already exited, and the pump then lost what it had not read yet,
+     * the server's reason among it (in about one refused start in twenty, more often on a loaded machine). The
+     * waits here are bounded and go on through an interrupt, since the reason is what the caller needs; the
+     * interrupt status is set again after them.
+     */
     private static MockCDNException failed(Process process, List<String> command, Thread stderrPump,
                                            Deque<String> tail, String reason) {
-        process.destroyForcibly();
-        waitFor(process, Duration.ofSeconds(10));
-        try {
-            // Returns as soon as the pump has read the dead process's last stderr line: 10 s is a bound, not a
-            // wait. One second was too short on a loaded machine, and the server's reason was lost.
-            stderrPump.join(10_000);
-        } catch (InterruptedException interrupted) {
+        boolean interrupted = Thread.interrupted();
+        boolean killed = process.isAlive() && process.toHandle().destroyForcibly();
+        long deadline = System.nanoTime() + STDERR_DRAIN.toNanos();
+        while (true) {
+            try {
+                if (process.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    stderrPump.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                }
+                break;
+            } catch (InterruptedException again) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
             Thread.currentThread().interrupt();
         }
         String detail = tailText(tail);
-        String exit = process.isAlive() ? "still running" : "exit code " + process.exitValue();
-        return new MockCDNException(String.join(" ", command) + ": " + reason + " (" + exit + ")"
+        String end = process.isAlive() ? "still running" : killed ? "killed" : "exit code " + process.exitValue();
+        return new MockCDNException(String.join(" ", command) + ": " + reason + " (" + end + ")"
                 + (detail.isEmpty() ? "" : "\n" + detail), detail);
     }
 

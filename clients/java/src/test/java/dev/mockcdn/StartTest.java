@@ -8,7 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -54,6 +59,49 @@ class StartTest {
         assertFalse(refused.body().isEmpty()); // the server's stderr
     }
 
+    /** A server that closes its stdout first, then writes its reason and exits: it is not killed before it wrote. */
+    @Test
+    void aReasonWrittenAfterStdoutClosedIsKept(@TempDir Path folder) throws IOException {
+        Path server = script(folder, "exec >&-", "sleep 0.5", "echo 'Error: written after stdout closed' >&2", "exit 3");
+        MockCDNException refused = assertThrows(MockCDNException.class,
+                () -> MockCDN.start(LaunchOptions.defaults().withBinary(server)));
+        assertTrue(refused.body().contains("Error: written after stdout closed"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("exited before it was ready (exit code 3)"), refused.getMessage());
+    }
+
+    /**
+     * The race a loaded machine loses: the server exits while its reason is still in the pipe, unread by the stderr
+     * pump (held up here by a slow System.err). Process.destroyForcibly() on the exited server closed the pipe, and
+     * the reason was gone.
+     */
+    @Test
+    void aReasonTheStderrPumpHasNotReadYetIsKept(@TempDir Path folder) throws IOException {
+        Path server = script(folder, "echo 'starting' >&2", "sleep 0.3", "echo 'Error: the reason' >&2", "exit 3");
+        PrintStream stderr = System.err;
+        System.setErr(new SlowFirstLine(stderr, Duration.ofSeconds(1)));
+        try {
+            MockCDNException refused = assertThrows(MockCDNException.class,
+                    () -> MockCDN.start(LaunchOptions.defaults().withBinary(server)));
+            assertEquals("starting\nError: the reason", refused.body(), refused.getMessage());
+        } finally {
+            System.setErr(stderr);
+        }
+    }
+
+    /** A start on an interrupted thread fails at once, says so, kills the server, and leaves the interrupt set. */
+    @Test
+    void anInterruptedStartSaysSo() {
+        Thread.currentThread().interrupt();
+        try {
+            MockCDNException refused = assertThrows(MockCDNException.class, () -> MockCDN.start("--fixtures", "none"));
+            assertTrue(refused.getMessage().contains("interrupted while waiting for the ready line (killed)"),
+                    refused.getMessage());
+            assertTrue(Thread.currentThread().isInterrupted());
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
     @Test
     void startRefusesAMissingBinary(@TempDir Path folder) {
         LaunchOptions missing = LaunchOptions.defaults().withBinary(folder.resolve("no-such-mockcdn"));
@@ -83,6 +131,38 @@ class StartTest {
             assertTrue(Math.abs(attached.now() - cdn.now()) <= 2);
             assertEquals(OptionalInt.empty(), attached.stop()); // an attached server keeps running
             assertEquals("ok", cdn.health().get("status"));
+        }
+    }
+
+    /** An executable {@code sh} script of {@code lines} standing in for the binary; it ignores its arguments. */
+    private static Path script(Path folder, String... lines) throws IOException {
+        Path path = folder.resolve("mockcdn");
+        Files.writeString(path, "#!/bin/sh\n" + String.join("\n", lines) + "\n");
+        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return path;
+    }
+
+    /** A stderr that takes {@code pause} over its first line, as a console on a loaded machine may. */
+    private static final class SlowFirstLine extends PrintStream {
+        private final Duration pause;
+        private boolean paused;
+
+        SlowFirstLine(PrintStream out, Duration pause) {
+            super(out, true);
+            this.pause = pause;
+        }
+
+        @Override
+        public synchronized void println(String line) {
+            if (!paused) {
+                paused = true;
+                try {
+                    Thread.sleep(pause.toMillis());
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            super.println(line);
         }
     }
 }
