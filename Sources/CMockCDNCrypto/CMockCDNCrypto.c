@@ -28,6 +28,14 @@ struct CMockCDNSHA256 {
     EVP_MD_CTX *context;
 };
 
+struct CMockCDNSHA1 {
+    EVP_MD_CTX *context;
+};
+
+struct CMockCDNMD5 {
+    EVP_MD_CTX *context;
+};
+
 struct CMockCDNRSAKey {
     EVP_PKEY *pkey;
     int is_private;
@@ -131,13 +139,20 @@ int CMockCDNCrypto_sha256(const void *data, size_t length, void *out) {
     return digest(sha256_md(), data, length, out);
 }
 
-CMockCDNSHA256 *CMockCDNCrypto_sha256_new(void) {
+/// A digest context ready for its first update, or NULL.
+static EVP_MD_CTX *digest_context(const EVP_MD *type) {
     EVP_MD_CTX *context = EVP_MD_CTX_new();
     if (context == NULL) return NULL;
-    if (EVP_DigestInit_ex(context, sha256_md(), NULL) != 1) {
+    if (EVP_DigestInit_ex(context, type, NULL) != 1) {
         EVP_MD_CTX_free(context);
         return NULL;
     }
+    return context;
+}
+
+CMockCDNSHA256 *CMockCDNCrypto_sha256_new(void) {
+    EVP_MD_CTX *context = digest_context(sha256_md());
+    if (context == NULL) return NULL;
     CMockCDNSHA256 *state = malloc(sizeof(CMockCDNSHA256));
     if (state == NULL) {
         EVP_MD_CTX_free(context);
@@ -159,6 +174,176 @@ void CMockCDNCrypto_sha256_free(CMockCDNSHA256 *state) {
     if (state == NULL) return;
     EVP_MD_CTX_free(state->context);
     free(state);
+}
+
+// SHA-1 and MD5, fetched once like SHA-256.
+static pthread_once_t sha1_once = PTHREAD_ONCE_INIT;
+static EVP_MD *sha1_fetched = NULL;
+static pthread_once_t md5_once = PTHREAD_ONCE_INIT;
+static EVP_MD *md5_fetched = NULL;
+
+static void fetch_sha1(void) { sha1_fetched = EVP_MD_fetch(NULL, "SHA1", NULL); }
+
+/// "-fips" drops a FIPS requirement from the default query: S3's MD5 (Content-MD5, ETags) checks integrity,
+/// not authenticity, and a FIPS-configured libcrypto would otherwise refuse it.
+static void fetch_md5(void) { md5_fetched = EVP_MD_fetch(NULL, "MD5", "-fips"); }
+
+static const EVP_MD *sha1_md(void) {
+    pthread_once(&sha1_once, fetch_sha1);
+    return sha1_fetched != NULL ? sha1_fetched : EVP_sha1();
+}
+
+static const EVP_MD *md5_md(void) {
+    pthread_once(&md5_once, fetch_md5);
+    return md5_fetched != NULL ? md5_fetched : EVP_md5();
+}
+
+int CMockCDNCrypto_sha1(const void *data, size_t length, void *out) {
+    return digest(sha1_md(), data, length, out);
+}
+
+CMockCDNSHA1 *CMockCDNCrypto_sha1_new(void) {
+    EVP_MD_CTX *context = digest_context(sha1_md());
+    if (context == NULL) return NULL;
+    CMockCDNSHA1 *state = malloc(sizeof(CMockCDNSHA1));
+    if (state == NULL) {
+        EVP_MD_CTX_free(context);
+        return NULL;
+    }
+    state->context = context;
+    return state;
+}
+
+int CMockCDNCrypto_sha1_update(CMockCDNSHA1 *state, const void *data, size_t length) {
+    return EVP_DigestUpdate(state->context, NONNULL_INPUT(data), length) == 1;
+}
+
+int CMockCDNCrypto_sha1_final(CMockCDNSHA1 *state, void *out) {
+    return EVP_DigestFinal_ex(state->context, out, NULL) == 1;
+}
+
+void CMockCDNCrypto_sha1_free(CMockCDNSHA1 *state) {
+    if (state == NULL) return;
+    EVP_MD_CTX_free(state->context);
+    free(state);
+}
+
+int CMockCDNCrypto_md5(const void *data, size_t length, void *out) {
+    return digest(md5_md(), data, length, out);
+}
+
+CMockCDNMD5 *CMockCDNCrypto_md5_new(void) {
+    EVP_MD_CTX *context = digest_context(md5_md());
+    if (context == NULL) return NULL;
+    CMockCDNMD5 *state = malloc(sizeof(CMockCDNMD5));
+    if (state == NULL) {
+        EVP_MD_CTX_free(context);
+        return NULL;
+    }
+    state->context = context;
+    return state;
+}
+
+int CMockCDNCrypto_md5_update(CMockCDNMD5 *state, const void *data, size_t length) {
+    return EVP_DigestUpdate(state->context, NONNULL_INPUT(data), length) == 1;
+}
+
+int CMockCDNCrypto_md5_final(CMockCDNMD5 *state, void *out) {
+    return EVP_DigestFinal_ex(state->context, out, NULL) == 1;
+}
+
+void CMockCDNCrypto_md5_free(CMockCDNMD5 *state) {
+    if (state == NULL) return;
+    EVP_MD_CTX_free(state->context);
+    free(state);
+}
+
+// MARK: - CRCs (S3's flexible checksums)
+
+// Slice-by-8 (Intel's, as in zlib and the Linux kernel): table[0] is the classic byte-at-a-time table, and
+// table[k][n] is the CRC of byte n followed by k zero bytes, so eight table lookups fold eight input bytes at
+// once, with no dependency between them. About a byte per cycle on one core, several times byte-at-a-time.
+static uint32_t crc32_table[8][256];
+static uint32_t crc32c_table[8][256];
+static uint64_t crc64nvme_table[8][256];
+static pthread_once_t crc_tables_once = PTHREAD_ONCE_INIT;
+
+static void build_crc32_table(uint32_t table[8][256], uint32_t polynomial) {
+    for (uint32_t n = 0; n < 256; n++) {
+        uint32_t crc = n;
+        for (int bit = 0; bit < 8; bit++) crc = (crc >> 1) ^ (polynomial & (0u - (crc & 1)));
+        table[0][n] = crc;
+    }
+    for (int k = 1; k < 8; k++) {
+        for (int n = 0; n < 256; n++) table[k][n] = (table[k - 1][n] >> 8) ^ table[0][table[k - 1][n] & 0xff];
+    }
+}
+
+static void build_crc64_table(uint64_t table[8][256], uint64_t polynomial) {
+    for (uint64_t n = 0; n < 256; n++) {
+        uint64_t crc = n;
+        for (int bit = 0; bit < 8; bit++) crc = (crc >> 1) ^ (polynomial & (0ull - (crc & 1)));
+        table[0][n] = crc;
+    }
+    for (int k = 1; k < 8; k++) {
+        for (int n = 0; n < 256; n++) table[k][n] = (table[k - 1][n] >> 8) ^ table[0][table[k - 1][n] & 0xff];
+    }
+}
+
+static void build_crc_tables(void) {
+    build_crc32_table(crc32_table, 0xEDB88320u);
+    build_crc32_table(crc32c_table, 0x82F63B78u);
+    build_crc64_table(crc64nvme_table, 0x9A6C9329AC4BC9B5ull);
+}
+
+// Little-endian loads byte by byte: the compiler makes each one load on a little-endian machine, and the code
+// stays right on a big-endian one and at any alignment.
+static inline uint32_t load32le(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t load64le(const unsigned char *p) {
+    return (uint64_t)load32le(p) | (uint64_t)load32le(p + 4) << 32;
+}
+
+static uint32_t crc32_slice8(const uint32_t table[8][256], uint32_t crc, const void *data, size_t length) {
+    if (length == 0) return crc;
+    const unsigned char *p = data;
+    crc = ~crc;
+    for (; length >= 8; p += 8, length -= 8) {
+        uint32_t low = crc ^ load32le(p), high = load32le(p + 4);
+        crc = table[7][low & 0xff] ^ table[6][(low >> 8) & 0xff] ^ table[5][(low >> 16) & 0xff]
+            ^ table[4][low >> 24] ^ table[3][high & 0xff] ^ table[2][(high >> 8) & 0xff]
+            ^ table[1][(high >> 16) & 0xff] ^ table[0][high >> 24];
+    }
+    for (; length > 0; p++, length--) crc = (crc >> 8) ^ table[0][(crc ^ *p) & 0xff];
+    return ~crc;
+}
+
+uint32_t CMockCDNCrypto_crc32_update(uint32_t crc, const void *data, size_t length) {
+    pthread_once(&crc_tables_once, build_crc_tables);
+    return crc32_slice8(crc32_table, crc, data, length);
+}
+
+uint32_t CMockCDNCrypto_crc32c_update(uint32_t crc, const void *data, size_t length) {
+    pthread_once(&crc_tables_once, build_crc_tables);
+    return crc32_slice8(crc32c_table, crc, data, length);
+}
+
+uint64_t CMockCDNCrypto_crc64nvme_update(uint64_t crc, const void *data, size_t length) {
+    pthread_once(&crc_tables_once, build_crc_tables);
+    if (length == 0) return crc;
+    const unsigned char *p = data;
+    const uint64_t (*table)[256] = crc64nvme_table;
+    crc = ~crc;
+    for (; length >= 8; p += 8, length -= 8) {
+        uint64_t word = crc ^ load64le(p);
+        crc = table[7][word & 0xff] ^ table[6][(word >> 8) & 0xff] ^ table[5][(word >> 16) & 0xff]
+            ^ table[4][(word >> 24) & 0xff] ^ table[3][(word >> 32) & 0xff] ^ table[2][(word >> 40) & 0xff]
+            ^ table[1][(word >> 48) & 0xff] ^ table[0][word >> 56];
+    }
+    for (; length > 0; p++, length--) crc = (crc >> 8) ^ table[0][(crc ^ *p) & 0xff];
+    return ~crc;
 }
 
 // MARK: - Random bytes and comparison

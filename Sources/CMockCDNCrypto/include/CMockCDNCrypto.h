@@ -2,7 +2,8 @@
 //
 // Why a shim: OpenSSL's API is macro- and type-heavy (EVP_*, BIO, OSSL_PARAM) and imports badly into
 // Swift; this keeps every OpenSSL type inside CMockCDNCrypto.c. Functions return 1 on success and 0 on
-// failure, and fill out-parameters; bytes travel as `void *` with explicit lengths.
+// failure, and fill out-parameters; bytes travel as `void *` with explicit lengths. The CRCs are the exception:
+// plain table-driven C with no libcrypto in them (libcrypto has no CRC), returning the running value.
 #ifndef CMOCKCDN_CRYPTO_H
 #define CMOCKCDN_CRYPTO_H
 
@@ -13,11 +14,16 @@
 
 #define CMOCKCDN_SHA256_LENGTH 32
 #define CMOCKCDN_SHA1_LENGTH 20
+#define CMOCKCDN_MD5_LENGTH 16
 
 /// An HMAC-SHA256 key prepared once and reused for many messages (thread-safe: each use works on a copy).
 typedef struct CMockCDNHMACKey CMockCDNHMACKey;
 /// A running SHA-256 over data that arrives in pieces.
 typedef struct CMockCDNSHA256 CMockCDNSHA256;
+/// A running SHA-1 over data that arrives in pieces (S3's x-amz-checksum-sha1).
+typedef struct CMockCDNSHA1 CMockCDNSHA1;
+/// A running MD5 over data that arrives in pieces (S3's Content-MD5 and ETags).
+typedef struct CMockCDNMD5 CMockCDNMD5;
 /// An RSA key, private (can sign and verify) or public (can verify).
 typedef struct CMockCDNRSAKey CMockCDNRSAKey;
 
@@ -44,6 +50,38 @@ int CMockCDNCrypto_sha256_update(CMockCDNSHA256 *state, const void *_Nullable da
 /// Writes the digest to `out`; the state cannot be updated afterwards.
 int CMockCDNCrypto_sha256_final(CMockCDNSHA256 *state, void *out);
 void CMockCDNCrypto_sha256_free(CMockCDNSHA256 *_Nullable state);
+
+/// SHA-1 (`out` 20 bytes) of a whole buffer.
+int CMockCDNCrypto_sha1(const void *_Nullable data, size_t length, void *out);
+
+CMockCDNSHA1 *_Nullable CMockCDNCrypto_sha1_new(void);
+int CMockCDNCrypto_sha1_update(CMockCDNSHA1 *state, const void *_Nullable data, size_t length);
+/// Writes the digest to `out`; the state cannot be updated afterwards.
+int CMockCDNCrypto_sha1_final(CMockCDNSHA1 *state, void *out);
+void CMockCDNCrypto_sha1_free(CMockCDNSHA1 *_Nullable state);
+
+/// MD5 (`out` 16 bytes) of a whole buffer. An integrity check for S3, never a security one, so it is fetched
+/// even where libcrypto's default query asks for FIPS implementations.
+int CMockCDNCrypto_md5(const void *_Nullable data, size_t length, void *out);
+
+CMockCDNMD5 *_Nullable CMockCDNCrypto_md5_new(void);
+int CMockCDNCrypto_md5_update(CMockCDNMD5 *state, const void *_Nullable data, size_t length);
+/// Writes the digest to `out`; the state cannot be updated afterwards.
+int CMockCDNCrypto_md5_final(CMockCDNMD5 *state, void *out);
+void CMockCDNCrypto_md5_free(CMockCDNMD5 *_Nullable state);
+
+// MARK: - CRCs (S3's flexible checksums)
+// Incremental like zlib's crc32(): start from 0, and pass each result back in with the next piece; the value
+// returned is the finished CRC of everything so far (the initial and final inversions happen inside).
+// Slice-by-8 tables, built on first use; `data` may be NULL when `length` is 0.
+
+/// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), as zlib and S3's x-amz-checksum-crc32.
+uint32_t CMockCDNCrypto_crc32_update(uint32_t crc, const void *_Nullable data, size_t length);
+/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), as iSCSI and S3's x-amz-checksum-crc32c.
+uint32_t CMockCDNCrypto_crc32c_update(uint32_t crc, const void *_Nullable data, size_t length);
+/// CRC-64/NVME (reflected polynomial 0x9A6C9329AC4BC9B5, all-ones init and xorout), as S3's
+/// x-amz-checksum-crc64nvme.
+uint64_t CMockCDNCrypto_crc64nvme_update(uint64_t crc, const void *_Nullable data, size_t length);
 
 // MARK: - Random bytes and comparison
 
