@@ -19,17 +19,13 @@ struct ObjectWriter {
         let app = try S3Authenticator.app(context, in: self.apps)
         let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
         let query = context.query(of: request)
-        let now = self.clock.unixSeconds
-        let promise: PayloadPromise
-        let source: CredentialSource
-        if HeaderSignature.isPresent(in: request) {
-            let signed = try HeaderSignature.verify(request, app: app, query: query, now: now)
-            promise = try PayloadPromise(signed)
-            source = .s3HeaderSigV4
-        } else {
-            source = try PresignedRequest.verify(request, app: app, key: key, query: query, now: now)
-            promise = .unsigned
-        }
+        let (source, promise) = try S3Authenticator.authenticateBody(
+            request,
+            app: app,
+            key: key,
+            query: query,
+            now: self.clock.unixSeconds
+        )
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             if request.headers[ObjectCopier.sourceHeader] != nil {
                 return try await self.copier.copy(request, app: app, key: key)
