@@ -103,14 +103,17 @@ func addSurfaces(
         uploads: services.uploads
     )
     cometChat.addRoutes(to: router)
-    S3API(
+    let s3 = S3API(
         apps: services.apps,
         store: services.store,
         clock: services.clock,
+        links: services.links,
         remover: ObjectRemover(store: services.store, variants: services.variants, posters: services.posters),
         uploads: services.uploads,
+        multipart: services.multipart,
         uploadURLPut: cometChat.uploadURLPut
-    ).addRoutes(to: router)
+    )
+    s3.addRoutes(to: router)
     MediaReads(
         apps: services.apps,
         store: services.store,
@@ -119,6 +122,7 @@ func addSurfaces(
         variants: services.variants,
         verified: services.verifiedCredentials,
         leading: [CometChatAPI.readCheck, S3API.readCheck],
+        handoffs: [s3.listParts],
         onRender: { [metrics = services.metrics] in metrics.resized(in: $0) }
     ).addRoutes(to: router)
 }

@@ -24,11 +24,13 @@ struct ServerServices: Sendable {
     let idleTimeoutSeconds: Int
     /// Moves on at every reset, so work that started before one can tell.
     let epoch = ResetEpoch()
+    /// The open S3 multipart uploads (their parts are in `store`).
+    let multipart = MultipartUploads()
     /// This process among the instances that share a store (health names it).
     let instance = SecureBytes.random(count: 6).hexString
 
-    /// Back to the startup state: objects (fixtures reloaded), variants, verified credentials, journal, faults,
-    /// clock, channel membership and upload settings.
+    /// Back to the startup state: objects (fixtures reloaded), multipart uploads and their parts, variants,
+    /// verified credentials, journal, faults, clock, channel membership and upload settings.
     func reset() async throws {
         // First, so that an upload that commits from now on sees it and removes itself.
         self.epoch.advance()
@@ -38,6 +40,8 @@ struct ServerServices: Sendable {
         try await self.state.reset(self.apps.apps)
         self.variants.removeAll()
         self.verifiedCredentials.removeAll()
+        // The parts are objects of the store, under `MultipartUploads.partPrefix`: removed with the others.
+        self.multipart.removeAll()
         try await self.store.removeAll()
         try await self.loadFixtures()
     }

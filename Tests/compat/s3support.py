@@ -70,13 +70,15 @@ class HeaderSigner:
     for Java and Go send them (no Python client signs chunks): a `STREAMING-*` payload hash, then each chunk
     signed in a chain from the header's signature, and the trailer after the last."""
 
-    def __init__(self, secret: str = API_SECRET, access_key: str = API_KEY, region: str = "us-east-1"):
-        self.secret, self.access_key, self.region = secret, access_key, region
+    def __init__(self, secret: str = API_SECRET, access_key: str = API_KEY, region: str = "us-east-1",
+                 at: int | None = None):
+        """`at`: the Unix time to sign at (the server's clock, once a test moved it), else now."""
+        self.secret, self.access_key, self.region, self.at = secret, access_key, region, at
 
     def sign(self, method: str, url: str, headers: dict, payload_hash: str) -> tuple[dict, bytes, str, str, str]:
         """`headers` with host, date, payload hash and `Authorization`; the signing key, scope, date and seed."""
         parts = urllib.parse.urlsplit(url)
-        amz_date = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        amz_date = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(self.at))
         day = amz_date[:8]
         scope = f"{day}/{self.region}/s3/aws4_request"
         key = _hmac(_hmac(_hmac(_hmac(("AWS4" + self.secret).encode(), day), self.region), "s3"), "aws4_request")
@@ -134,6 +136,12 @@ class HeaderSigner:
         if tamper:
             body = tamper(body)
         return self._send("PUT", url, body, headers)
+
+    @staticmethod
+    def send_as_is(method: str, url: str, body: bytes, headers: dict | None = None) -> tuple[int, bytes, dict]:
+        """`body` sent with no header but `headers` (no Content-Type, which SigV2 signs): a presigned URL used
+        as a browser or curl uses it."""
+        return HeaderSigner._send(method, url, body, headers or {})
 
     @staticmethod
     def _send(method: str, url: str, body: bytes, headers: dict) -> tuple[int, bytes, dict]:

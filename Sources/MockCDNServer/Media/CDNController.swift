@@ -11,6 +11,8 @@ struct CDNController {
     let apps: AppRegistry
     let store: any ObjectStore
     let variants: VariantCache
+    /// GETs another surface answers, by a parameter of their query (S3's ListParts).
+    let handoffs: [QueryHandoff]
     /// Told how long each render took (the metrics' resize histogram).
     let onRender: @Sendable (Duration) -> Void
     let authorizer: MediaReadAuthorizer
@@ -18,7 +20,13 @@ struct CDNController {
     static let cacheControl = "public, max-age=86400"
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
-        router.get(":app/**") { request, context in try await self.read(request, context: context) }
+        router.get(":app/**") { request, context in
+            let query = context.query(of: request)
+            if let handoff = self.handoffs.first(where: { $0.claims(query) }) {
+                return try await handoff.answer(request, context)
+            }
+            return try await self.read(request, context: context)
+        }
         router.head(":app/**") { request, context in try await self.read(request, context: context) }
     }
 

@@ -12,6 +12,8 @@ struct MediaReads {
     let verified: VerifiedCredentialCache
     /// Credentials other surfaces define (CometChat's FAT), asked before the CDN's own.
     let leading: [any ReadCredentialCheck]
+    /// GETs another surface answers (S3's ListParts, `?uploadId=`), before any read.
+    let handoffs: [QueryHandoff]
     /// Told how long each render took.
     let onRender: @Sendable (Duration) -> Void
 
@@ -20,6 +22,7 @@ struct MediaReads {
             apps: self.apps,
             store: self.store,
             variants: self.variants,
+            handoffs: self.handoffs,
             onRender: self.onRender,
             authorizer: MediaReadAuthorizer(
                 clock: self.clock,

@@ -21,7 +21,8 @@ struct BatchDelete {
     /// - Throws: 400 `MalformedXML` for a document without `<Delete>` or more than 1,000 keys, or an
     ///   `<Object>` without a `<Key>`.
     static func parse(_ document: String) throws -> (keys: [String], quiet: Bool) {
-        guard let delete = XMLText.elements("Delete", in: Self.withoutNamespace(document)[...]).first else {
+        guard let delete = XMLText.elements("Delete", in: S3XML.withoutNamespace(document, root: "Delete")[...]).first
+        else {
             throw Self.malformed
         }
         var keys: [String] = []
@@ -34,20 +35,7 @@ struct BatchDelete {
         return (keys, quiet)
     }
 
-    /// `<Delete xmlns="...">` as `<Delete>`: the scan reads elements by their bare name.
-    private static func withoutNamespace(_ document: String) -> String {
-        document.replacingOccurrences(
-            of: #"<Delete\s+xmlns="[^"]*"\s*>"#,
-            with: "<Delete>",
-            options: .regularExpression
-        )
-    }
-
-    static let malformed = S3Error(
-        status: .badRequest,
-        code: "MalformedXML",
-        message: "The XML you provided was not well-formed or did not validate against our published schema"
-    )
+    static var malformed: S3Error { .malformedXML }
 
     /// Deletes each key of `app` and answers S3's `DeleteResult`.
     ///

@@ -7,12 +7,13 @@ import NIOCore
 /// The bucket-level S3 routes, an app being the bucket (path-style `/{app}`): HeadBucket (`HEAD`),
 /// GetBucketLocation (`GET ?location`), ListObjectsV2 (`GET ?list-type=2`), ListObjects (`GET`) and
 /// DeleteObjects (`POST ?delete`). Each needs the app's credentials, signed in the `Authorization` header
-/// (SigV4) or presigned (SigV4).
+/// (SigV4) or presigned (SigV4). ListMultipartUploads (`GET ?uploads`) is `MultipartController`'s.
 struct BucketController {
     let apps: AppRegistry
     let store: any ObjectStore
     let clock: MockClock
     let batch: BatchDelete
+    let multipart: MultipartController
 
     /// The most keys one page lists, as on S3.
     static let maximumKeys = 1000
@@ -21,7 +22,7 @@ struct BucketController {
     static let unimplemented: Set<String> = [
         "acl", "analytics", "accelerate", "cors", "encryption", "intelligent-tiering", "inventory", "lifecycle",
         "logging", "metrics", "notification", "object-lock", "ownershipControls", "policy", "policyStatus",
-        "publicAccessBlock", "replication", "requestPayment", "tagging", "uploads", "versioning", "versions",
+        "publicAccessBlock", "replication", "requestPayment", "tagging", "versioning", "versions",
         "website",
     ]
 
@@ -93,6 +94,7 @@ struct BucketController {
                 )
             }
             if names.contains("location") { return Self.location(app) }
+            if names.contains("uploads") { return try await self.multipart.listUploads(app, query: query) }
             return try await self.list(app, query: query, version2: query.first("list-type") == "2")
         }
     }

@@ -1,22 +1,33 @@
 import Hummingbird
 import MockCDNCore
 
-/// The object-level S3 routes besides reads (which the CDN serves): PutObject (`PUT /{app}/{key}`) and
-/// DeleteObject (`DELETE /{app}/{key}`), signed in the `Authorization` header (SigV4) or presigned (SigV4,
-/// SigV2), with the app's keys. A PUT to one of MockCDN's own upload URLs goes to `uploadURLPut`, in its
-/// surface's envelope.
+/// The object-level S3 routes besides reads (which the CDN serves): PutObject (`PUT /{app}/{key}`),
+/// DeleteObject (`DELETE /{app}/{key}`), and with `?uploadId=` a multipart upload's UploadPart and
+/// AbortMultipartUpload; signed in the `Authorization` header (SigV4) or presigned (SigV4, SigV2), with the
+/// app's keys. A PUT to one of MockCDN's own upload URLs goes to `uploadURLPut`, in its surface's envelope.
 struct ObjectController {
     let apps: AppRegistry
     let clock: MockClock
     let remover: ObjectRemover
     let writer: ObjectWriter
+    let parts: PartWriter
+    let multipart: MultipartController
     let uploadURLPut: @Sendable (Request, AppRequestContext) async throws -> Response
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
-        router.delete(":app/**") { request, context in try await self.delete(request, context: context) }
+        router.delete(":app/**") { request, context in
+            if context.query(of: request).first("uploadId") != nil {
+                return try await self.multipart.abort(request, context: context)
+            }
+            return try await self.delete(request, context: context)
+        }
         router.put(":app/**") { request, context in
-            if LinkSigner.isUploadURL(context.query(of: request)) {
+            let query = context.query(of: request)
+            if LinkSigner.isUploadURL(query) {
                 return try await self.uploadURLPut(request, context)
+            }
+            if query.first("uploadId") != nil {
+                return try await self.parts.put(request, context: context)
             }
             return try await self.writer.put(request, context: context)
         }

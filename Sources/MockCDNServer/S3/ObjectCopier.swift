@@ -25,7 +25,7 @@ struct ObjectCopier {
     ///   403 `AccessDenied` for another app's object, 404 `NoSuchKey`, 400 `InvalidRequest` for a copy onto
     ///   itself that changes nothing.
     func copy(_ request: Request, app: MediaApp, key: ObjectKey) async throws -> Response {
-        let sourceKey = try self.source(request, app: app)
+        let sourceKey = try Self.source(of: request, app: app)
         let directive = request.headers[Self.directiveHeader]?.uppercased() ?? "COPY"
         guard directive == "COPY" || directive == "REPLACE" else {
             throw S3Error(
@@ -71,8 +71,12 @@ struct ObjectCopier {
         return xml.response()
     }
 
-    /// The source's key, from `x-amz-copy-source` (`/bucket/key` or `bucket/key`, percent-encoded).
-    private func source(_ request: Request, app: MediaApp) throws -> ObjectKey {
+    /// The source's key, from `x-amz-copy-source` (`/bucket/key` or `bucket/key`, percent-encoded; a
+    /// `?versionId=` ignored), within the app.
+    ///
+    /// - Throws: 400 `InvalidArgument` for a source that names no bucket and key, 403 `AccessDenied` for
+    ///   another app's object, `MockCDNError.invalidObjectKey` for a key that is none.
+    static func source(of request: Request, app: MediaApp) throws -> ObjectKey {
         let header = request.headers[Self.sourceHeader] ?? ""
         var path = Substring(header)
         if let query = path.firstIndex(of: "?") { path = path[..<query] }

@@ -2,8 +2,9 @@ import HTTPTypes
 import Hummingbird
 import MockCDNCore
 
-/// PutObject and CopyObject (`PUT /{app}/{key}`, `ObjectCopier` when `x-amz-copy-source` names a source): signed in the `Authorization` header (SigV4) or presigned (SigV4,
-/// SigV2) with the app's keys. The body streams into the store under the app's upload policy, its signed
+/// PutObject and CopyObject (`PUT /{app}/{key}`, `ObjectCopier` when `x-amz-copy-source` names a source):
+/// signed in the `Authorization` header (SigV4, SigV2) or presigned (SigV4, SigV2) with the app's keys. The
+/// body streams into the store under the app's upload policy, its signed
 /// payload hash and checksums checked before it replaces anything; `If-None-Match: *` and `If-Match` make
 /// the write conditional. The answer is S3's: 200 with the ETag, no body.
 struct ObjectWriter {
@@ -19,21 +20,13 @@ struct ObjectWriter {
         let app = try S3Authenticator.app(context, in: self.apps)
         let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
         let query = context.query(of: request)
-        let now = self.clock.unixSeconds
-        let promise: PayloadPromise
-        let source: CredentialSource
-        if HeaderSignature.isPresent(in: request) {
-            let signed = try HeaderSignature.verify(request, app: app, query: query, now: now)
-            promise = try PayloadPromise(signed)
-            source = .s3HeaderSigV4
-        } else if HeaderSignature.isSigV2(request) {
-            try HeaderSignature.verifySigV2(request, app: app, query: query, now: now)
-            promise = .unsigned
-            source = .s3HeaderSigV2
-        } else {
-            source = try PresignedRequest.verify(request, app: app, key: key, query: query, now: now)
-            promise = .unsigned
-        }
+        let (source, promise) = try S3Authenticator.authenticateBody(
+            request,
+            app: app,
+            key: key,
+            query: query,
+            now: self.clock.unixSeconds
+        )
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             if request.headers[ObjectCopier.sourceHeader] != nil {
                 return try await self.copier.copy(request, app: app, key: key)

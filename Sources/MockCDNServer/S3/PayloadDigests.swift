@@ -77,6 +77,14 @@ final class PayloadDigests: Sendable {
         self.state = Mutex(State(checksum: Checksummer(algorithm)))
     }
 
+    /// Digests of a body that claims nothing (a copy's source read back): its MD5 and a CRC64NVME.
+    init() {
+        self.contentMD5 = nil
+        self.headerClaim = nil
+        self.trailerAlgorithm = nil
+        self.state = Mutex(State(checksum: Checksummer(Self.defaultAlgorithm)))
+    }
+
     private static func invalidRequest(_ message: String) -> S3Error {
         S3Error(status: .badRequest, code: "InvalidRequest", message: message)
     }

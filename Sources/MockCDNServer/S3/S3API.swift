@@ -2,16 +2,20 @@ import HTTPTypes
 import Hummingbird
 import MockCDNCore
 
-/// The S3 API surface, an app being a bucket: the bucket routes (`HEAD|GET /{app}`), PutObject and
-/// DeleteObject, in S3's XML envelope. Objects are read through the CDN's routes, which take a header-signed
-/// S3 request as one more credential (`readCheck`). PUTs to MockCDN's own upload URLs go to
-/// `uploadURLPut`, which answers in its own surface's envelope.
+/// The S3 API surface, an app being a bucket: the bucket routes (`HEAD|GET|POST /{app}`), PutObject,
+/// CopyObject, DeleteObject and multipart uploads, in S3's XML envelope. Objects are read through the CDN's
+/// routes, which take a header-signed S3 request as one more credential (`readCheck`) and hand ListParts
+/// back (`listParts`). PUTs to MockCDN's own upload URLs go to `uploadURLPut`, which answers in its own
+/// surface's envelope.
 struct S3API {
     let apps: AppRegistry
     let store: any ObjectStore
     let clock: MockClock
+    let links: LinkSigner
     let remover: ObjectRemover
     let uploads: UploadReceiver
+    /// The open multipart uploads.
+    let multipart: MultipartUploads
     let uploadURLPut: @Sendable (Request, AppRequestContext) async throws -> Response
 
     /// A header-signed GetObject or HeadObject as a media read credential.
@@ -23,7 +27,8 @@ struct S3API {
             apps: self.apps,
             store: self.store,
             clock: self.clock,
-            batch: BatchDelete(remover: self.remover)
+            batch: BatchDelete(remover: self.remover),
+            multipart: self.multipartController
         ).addRoutes(to: group)
         ObjectController(
             apps: self.apps,
@@ -35,7 +40,26 @@ struct S3API {
                 uploads: self.uploads,
                 copier: ObjectCopier(store: self.store, clock: self.clock)
             ),
+            parts: PartWriter(apps: self.apps, uploads: self.uploads, parts: self.parts),
+            multipart: self.multipartController,
             uploadURLPut: self.uploadURLPut
         ).addRoutes(to: group)
+        self.multipartController.addRoutes(to: group)
+    }
+
+    /// ListParts (`GET /{app}/{key}?uploadId=`), which the CDN's read route hands over, in S3's envelope.
+    var listParts: QueryHandoff {
+        let controller = self.multipartController
+        return QueryHandoff(parameter: "uploadId") { request, context in
+            try await ErrorEnvelopeMiddleware<S3Error>().handle(request, context: context) { request, context in
+                try await controller.listParts(request, context: context)
+            }
+        }
+    }
+
+    private var parts: PartStore { PartStore(uploads: self.multipart, store: self.store, clock: self.clock) }
+
+    private var multipartController: MultipartController {
+        MultipartController(apps: self.apps, uploads: self.uploads, parts: self.parts, links: self.links)
     }
 }

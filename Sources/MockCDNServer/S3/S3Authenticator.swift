@@ -64,4 +64,35 @@ enum S3Authenticator {
         )
         return .presigned
     }
+
+    /// The credential of a request whose body streams into the store (PutObject, UploadPart), checked before
+    /// a byte of the body is read, and what its signature promises about that body.
+    ///
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - app: the bucket's app.
+    ///   - key: the object.
+    ///   - query: the request's query.
+    ///   - now: the clock's Unix time.
+    /// - Returns: which credential passed, and the promise to hold the body to (none for a presigned query).
+    /// - Throws: `AccessDenied` or `SignatureRefusal` with S3's code; what `PayloadPromise` throws for an
+    ///   `x-amz-content-sha256` it does not take.
+    static func authenticateBody(
+        _ request: Request,
+        app: MediaApp,
+        key: ObjectKey,
+        query: QueryItems,
+        now: Int64
+    ) throws -> (source: CredentialSource, promise: PayloadPromise) {
+        if HeaderSignature.isPresent(in: request) {
+            let signed = try HeaderSignature.verify(request, app: app, query: query, now: now)
+            return (.s3HeaderSigV4, try PayloadPromise(signed))
+        }
+        if HeaderSignature.isSigV2(request) {
+            // SigV2 signs no payload.
+            try HeaderSignature.verifySigV2(request, app: app, query: query, now: now)
+            return (.s3HeaderSigV2, .unsigned)
+        }
+        return (try PresignedRequest.verify(request, app: app, key: key, query: query, now: now), .unsigned)
+    }
 }

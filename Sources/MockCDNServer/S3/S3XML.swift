@@ -35,3 +35,20 @@ extension S3XML {
         self.text += S3Error.escape(value)
     }
 }
+
+extension S3XML {
+    /// A client's document with its root's namespace taken off (`<Delete xmlns="...">` as `<Delete>`): the
+    /// scan (`XMLText`) reads elements by their bare name.
+    ///
+    /// - Parameters:
+    ///   - document: the request body.
+    ///   - root: the root element's name.
+    /// - Returns: the document with a bare root tag.
+    static func withoutNamespace(_ document: String, root: String) -> String {
+        document.replacingOccurrences(
+            of: "<" + root + #"\s+xmlns="[^"]*"\s*>"#,
+            with: "<" + root + ">",
+            options: .regularExpression
+        )
+    }
+}

@@ -44,9 +44,8 @@ extension UploadReceiver {
         decode: (WatchedSequence) throws -> Body
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         try Self.checkFraming(request)
-        let kind: UploadPolicy.Kind = key.rawValue.split(separator: "/").dropFirst().first == "images" ? .image : .file
-        let config = try await self.state.uploadConfig(kind, app: app)
-        let limit = min(upload.bound ?? .max, UploadPolicy.sizeLimit(config))
+        let (kind, config, policyLimit) = try await self.policy(for: key, app: app)
+        let limit = min(upload.bound ?? .max, policyLimit)
         let length = request.headers[.contentLength].flatMap { Int($0) }
         if let declared = upload.declaredLength ?? length, declared > limit {
             throw UploadFailure.tooLarge(limit: limit)

@@ -1,0 +1,81 @@
+import Foundation
+import MockCDNCore
+
+/// The parts a CompleteMultipartUpload names (`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber>
+/// <ETag>"..."</ETag></Part>...`), and the checks S3 makes of them before it joins anything: each part
+/// uploaded with that ETag, ascending part numbers, every part but the last at least 5 MiB.
+struct CompletedParts: Equatable {
+    /// One `<Part>` of the document.
+    struct Entry: Equatable {
+        let number: Int
+        /// As sent (quoted or not).
+        let etag: String
+    }
+
+    /// The most bytes of XML read: 10,000 parts with their checksums, with room to spare.
+    static let maximumBodyBytes = 4 << 20
+
+    let entries: [Entry]
+
+    /// Reads the document.
+    ///
+    /// - Parameter document: the request body.
+    /// - Throws: 400 `MalformedXML` for no `<CompleteMultipartUpload>`, no part, more than 10,000, or a part
+    ///   without a whole `<PartNumber>` or an `<ETag>`.
+    init(parsing document: String) throws(S3Error) {
+        let bare = S3XML.withoutNamespace(document, root: "CompleteMultipartUpload")
+        guard let root = XMLText.elements("CompleteMultipartUpload", in: bare[...]).first else {
+            throw .malformedXML
+        }
+        var entries: [Entry] = []
+        for part in XMLText.elements("Part", in: root) {
+            guard let numberText = XMLText.elements("PartNumber", in: part).first,
+                let number = Int(XMLText.unescaped(numberText).trimmingCharacters(in: .whitespacesAndNewlines)),
+                let etag = XMLText.elements("ETag", in: part).first
+            else { throw .malformedXML }
+            entries.append(Entry(number: number, etag: XMLText.unescaped(etag)))
+        }
+        guard !entries.isEmpty, entries.count <= MultipartUploads.maximumPartNumber else { throw .malformedXML }
+        self.entries = entries
+    }
+
+    /// The upload's parts the document names, in its order, checked as S3 checks them.
+    ///
+    /// - Parameter upload: the upload, with its parts.
+    /// - Returns: the parts to join.
+    /// - Throws: 400 `InvalidPart`, `InvalidPartOrder` or `EntityTooSmall`, in that order of checks (S3 names
+    ///   a part that is not there before it looks at the order).
+    func select(from upload: MultipartUploads.Upload) throws(S3Error) -> [MultipartUploads.Part] {
+        var selected: [MultipartUploads.Part] = []
+        for entry in self.entries {
+            guard let part = upload.parts[entry.number], Self.bare(part.etag) == Self.bare(entry.etag) else {
+                throw .invalidPart(upload: upload.id, number: entry.number, etag: Self.bare(entry.etag))
+            }
+            selected.append(part)
+        }
+        for (previous, next) in zip(self.entries, self.entries.dropFirst()) where next.number <= previous.number {
+            throw .invalidPartOrder(upload: upload.id, number: next.number, etag: Self.bare(next.etag))
+        }
+        for part in selected.dropLast() where part.size < S3Error.minimumPartSize {
+            throw .entityTooSmall(size: part.size, number: part.number, etag: Self.bare(part.etag))
+        }
+        return selected
+    }
+
+    /// The ETag of an object joined from parts: the MD5 of the parts' binary MD5s one after another, in hex,
+    /// then `-` and the number of parts, quoted (what S3 gives a multipart upload's object).
+    ///
+    /// - Parameter etags: the parts' ETags (quoted hex MD5s), in order.
+    /// - Returns: the object's quoted ETag.
+    static func etag(ofParts etags: [String]) -> String {
+        var digests: [UInt8] = []
+        for etag in etags { digests += [UInt8](hexString: Self.bare(etag)) ?? [] }
+        return "\"" + Digest.md5(digests).hexString + "-" + String(etags.count) + "\""
+    }
+
+    /// An ETag without its quotes or surrounding spaces (clients send either).
+    static func bare(_ etag: String) -> String {
+        etag.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            .lowercased()
+    }
+}

@@ -1,0 +1,277 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MockCDNCore
+import NIOCore
+
+/// S3 multipart uploads, an app being the bucket: CreateMultipartUpload (`POST /{app}/{key}?uploads`),
+/// CompleteMultipartUpload (`POST /{app}/{key}?uploadId=ID`), AbortMultipartUpload (`DELETE ...?uploadId=`),
+/// ListParts (`GET ...?uploadId=`, which the CDN's read route hands over) and ListMultipartUploads
+/// (`GET /{app}?uploads`, from the bucket route). Parts are `PartWriter`'s. Credentials are the app's keys,
+/// in the `Authorization` header or a presigned query, as on every S3 route.
+struct MultipartController {
+    let apps: AppRegistry
+    let uploads: UploadReceiver
+    let parts: PartStore
+    let links: LinkSigner
+
+    /// The most parts one ListParts page and uploads one ListMultipartUploads page list, as on S3.
+    static let maximumListed = 1000
+
+    func addRoutes(to router: some RouterMethods<AppRequestContext>) {
+        router.post(":app/**") { request, context in try await self.post(request, context: context) }
+    }
+
+    private var clock: MockClock { self.parts.clock }
+
+    /// `?uploads`: CreateMultipartUpload; `?uploadId=`: CompleteMultipartUpload; any other POST is 501.
+    private func post(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let query = context.query(of: request)
+        if query.decoded.contains(where: { $0.name == "uploads" }) {
+            return try await self.create(request, context: context, query: query)
+        }
+        if let id = query.first("uploadId") {
+            return try await self.complete(request, context: context, query: query, id: id)
+        }
+        _ = try S3Authenticator.app(context, in: self.apps)
+        throw S3Error(
+            status: HTTPResponse.Status(code: 501),
+            code: "NotImplemented",
+            message: "MockCDN takes POST /{app}/{key}?uploads and ?uploadId= (multipart uploads) on an object"
+        )
+    }
+
+    /// CreateMultipartUpload: the object's declared type and stored headers are kept for the object the
+    /// parts will make; the answer names the upload.
+    private func create(_ request: Request, context: AppRequestContext, query: QueryItems) async throws -> Response {
+        let app = try S3Authenticator.app(context, in: self.apps)
+        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
+        let source = try S3Authenticator.authenticate(
+            request,
+            app: app,
+            key: key,
+            query: query,
+            now: self.clock.unixSeconds
+        )
+        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+            await self.parts.freeExpired()
+            let upload = self.parts.uploads.create(
+                app: app.id,
+                key: key,
+                contentType: request.headers[.contentType],
+                extras: try ObjectHeaders.extras(from: request),
+                now: self.clock.now
+            )
+            var xml = S3XML()
+            xml.element("InitiateMultipartUploadResult", root: true) { xml in
+                xml.element("Bucket", app.id)
+                xml.element("Key", upload.bucketKey)
+                xml.element("UploadId", upload.id)
+            }
+            return xml.response()
+        }
+    }
+
+    /// CompleteMultipartUpload: the parts the document names, checked, joined into the object under the app's
+    /// upload policy, with S3's multipart ETag; the upload and all of its parts are freed once it is stored.
+    private func complete(
+        _ request: Request,
+        context: AppRequestContext,
+        query: QueryItems,
+        id: String
+    ) async throws -> Response {
+        let app = try S3Authenticator.app(context, in: self.apps)
+        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: CompletedParts.maximumBodyBytes)
+        } catch {
+            throw S3Error.malformedXML
+        }
+        let source = try S3Authenticator.authenticate(
+            request,
+            app: app,
+            key: key,
+            query: query,
+            now: self.clock.unixSeconds,
+            payload: body
+        )
+        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+            let document = try CompletedParts(parsing: String(buffer: body))
+            await self.parts.freeExpired()
+            let upload = try self.parts.uploads.beginCompletion(id, key: key, now: self.clock.now)
+            let object: ObjectMetadata
+            do {
+                let selected = try document.select(from: upload)
+                let etag = CompletedParts.etag(ofParts: selected.map(\.etag))
+                object = try await self.uploads.join(
+                    selected.map { ($0.storeKey, $0.size) },
+                    into: key,
+                    app: app,
+                    declaredType: upload.contentType,
+                    extras: upload.extras
+                ) { [uploads = self.parts.uploads] _, attributes in
+                    // An abort or a reset while the parts were joined wins: nothing is stored.
+                    guard uploads.isCompleting(id) else { throw S3Error.noSuchUpload(id) }
+                    attributes.etag = etag
+                }
+            } catch {
+                _ = self.parts.uploads.endCompletion(id, completed: false)
+                throw error
+            }
+            await self.parts.delete(self.parts.uploads.endCompletion(id, completed: true))
+            var xml = S3XML()
+            xml.element("CompleteMultipartUploadResult", root: true) { xml in
+                xml.element("Location", self.links.objectURL(key, base: self.links.base(for: request)))
+                xml.element("Bucket", app.id)
+                xml.element("Key", upload.bucketKey)
+                xml.element("ETag", object.etag)
+            }
+            return xml.response()
+        }
+    }
+
+    /// AbortMultipartUpload (`DELETE /{app}/{key}?uploadId=`): 204, the upload and its parts gone.
+    func abort(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (_, key, query, source) = try self.authenticate(request, context: context)
+        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+            await self.parts.freeExpired()
+            await self.parts.delete(try self.parts.uploads.abort(query.first("uploadId") ?? "", key: key))
+            return Response(status: .noContent)
+        }
+    }
+
+    /// ListParts (`GET /{app}/{key}?uploadId=`): the parts by number, after `part-number-marker`, at most
+    /// `max-parts` (1,000 at most).
+    func listParts(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (app, key, query, source) = try self.authenticate(request, context: context)
+        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+            let id = query.first("uploadId") ?? ""
+            let maxParts = try Self.count(query, "max-parts")
+            let marker = try Self.count(query, "part-number-marker", default: 0)
+            await self.parts.freeExpired()
+            let upload = try self.parts.uploads.upload(id, key: key, now: self.clock.now)
+            let after = upload.parts.values.filter { $0.number > marker }.sorted { $0.number < $1.number }
+            let page = after.prefix(maxParts)
+            var xml = S3XML()
+            xml.element("ListPartsResult", root: true) { xml in
+                xml.element("Bucket", app.id)
+                xml.element("Key", upload.bucketKey)
+                xml.element("UploadId", upload.id)
+                Self.owner(app, into: &xml)
+                xml.element("StorageClass", "STANDARD")
+                xml.element("PartNumberMarker", String(marker))
+                if let last = page.last { xml.element("NextPartNumberMarker", String(last.number)) }
+                xml.element("MaxParts", String(maxParts))
+                xml.element("IsTruncated", after.count > page.count ? "true" : "false")
+                for part in page {
+                    xml.element("Part") { xml in
+                        xml.element("PartNumber", String(part.number))
+                        xml.element("LastModified", BucketController.timestamp(part.lastModified))
+                        xml.element("ETag", part.etag)
+                        xml.element("Size", String(part.size))
+                    }
+                }
+            }
+            return xml.response()
+        }
+    }
+
+    /// ListMultipartUploads (`GET /{app}?uploads`, authenticated by the bucket route): the app's open uploads
+    /// by key, then by when they started; `prefix`, `key-marker` with `upload-id-marker`, `max-uploads`,
+    /// `encoding-type=url`.
+    func listUploads(_ app: MediaApp, query: QueryItems) async throws -> Response {
+        let prefix = query.first("prefix") ?? ""
+        let keyMarker = query.first("key-marker") ?? ""
+        let idMarker = query.first("upload-id-marker") ?? ""
+        let maxUploads = try Self.count(query, "max-uploads")
+        let encodeURL = query.first("encoding-type") == "url"
+        await self.parts.freeExpired()
+        let open = self.parts.uploads.uploads(of: app.id).filter { $0.bucketKey.hasPrefix(prefix) }
+        // After the marker key; with an upload id of that key, after that upload (later ones of the key next).
+        let start: Int
+        if keyMarker.isEmpty {
+            start = 0
+        } else if !idMarker.isEmpty,
+            let marked = open.firstIndex(where: { $0.id == idMarker && $0.bucketKey == keyMarker })
+        {
+            start = marked + 1
+        } else {
+            start = open.firstIndex { ObjectListing.precedes(keyMarker, $0.bucketKey) } ?? open.count
+        }
+        let after = open[start...]
+        let page = after.prefix(maxUploads)
+        let shown = { (text: String) in encodeURL ? PercentEncoding.encode(text) : text }
+        var xml = S3XML()
+        xml.element("ListMultipartUploadsResult", root: true) { xml in
+            xml.element("Bucket", app.id)
+            xml.element("KeyMarker", shown(keyMarker))
+            xml.element("UploadIdMarker", idMarker)
+            if let last = page.last {
+                xml.element("NextKeyMarker", shown(last.bucketKey))
+                xml.element("NextUploadIdMarker", last.id)
+            }
+            if !prefix.isEmpty { xml.element("Prefix", shown(prefix)) }
+            if encodeURL { xml.element("EncodingType", "url") }
+            xml.element("MaxUploads", String(maxUploads))
+            xml.element("IsTruncated", after.count > page.count ? "true" : "false")
+            for upload in page {
+                xml.element("Upload") { xml in
+                    xml.element("Key", shown(upload.bucketKey))
+                    xml.element("UploadId", upload.id)
+                    xml.element("Initiator") { xml in
+                        xml.element("ID", app.id)
+                        xml.element("DisplayName", app.id)
+                    }
+                    Self.owner(app, into: &xml)
+                    xml.element("StorageClass", "STANDARD")
+                    xml.element("Initiated", BucketController.timestamp(upload.initiated))
+                }
+            }
+        }
+        return xml.response()
+    }
+
+    /// The app, key and credential of a bodiless request on an upload.
+    private func authenticate(
+        _ request: Request,
+        context: AppRequestContext
+    ) throws -> (MediaApp, ObjectKey, QueryItems, CredentialSource) {
+        let app = try S3Authenticator.app(context, in: self.apps)
+        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
+        let query = context.query(of: request)
+        let source = try S3Authenticator.authenticate(
+            request,
+            app: app,
+            key: key,
+            query: query,
+            now: self.clock.unixSeconds
+        )
+        return (app, key, query, source)
+    }
+
+    /// The app as the owner S3 names in its listings.
+    private static func owner(_ app: MediaApp, into xml: inout S3XML) {
+        xml.element("Owner") { xml in
+            xml.element("ID", app.id)
+            xml.element("DisplayName", app.id)
+        }
+    }
+
+    /// A count parameter (`max-parts`, `max-uploads`, a marker): a non-negative integer, at most 1,000 for
+    /// a page size.
+    ///
+    /// - Throws: 400 `InvalidArgument` for anything else.
+    private static func count(_ query: QueryItems, _ name: String, default value: Int? = nil) throws(S3Error) -> Int {
+        guard let text = query.first(name) else { return value ?? Self.maximumListed }
+        guard let number = Int(text), number >= 0 else {
+            throw S3Error(
+                status: .badRequest,
+                code: "InvalidArgument",
+                message: "Provided \(name) not an integer or within integer range",
+                details: [("ArgumentName", name), ("ArgumentValue", text)]
+            )
+        }
+        return value == nil ? min(number, Self.maximumListed) : number
+    }
+}

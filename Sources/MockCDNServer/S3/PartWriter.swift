@@ -1,0 +1,189 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MockCDNCore
+import NIOCore
+
+/// UploadPart (`PUT /{app}/{key}?partNumber=N&uploadId=ID`) and UploadPartCopy (the same with
+/// `x-amz-copy-source`, and `x-amz-copy-source-range: bytes=FIRST-LAST` for a piece of the source), with
+/// PutObject's credentials: the `Authorization` header (its payload hash, aws-chunked bodies included) or a
+/// presigned query, which is how a browser sends parts. A part streams into the store under a key of its own
+/// (`MultipartUploads.partPrefix`), at most the app's size limit, its MD5 taken as it passes; a part sent
+/// again replaces the earlier one once it is complete. The answer is S3's: 200 with the part's `ETag` (the
+/// quoted hex MD5 of its bytes), or a `CopyPartResult`.
+struct PartWriter {
+    static let copyRangeHeader = HTTPField.Name("x-amz-copy-source-range")!
+
+    let apps: AppRegistry
+    let uploads: UploadReceiver
+    let parts: PartStore
+
+    func put(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let app = try S3Authenticator.app(context, in: self.apps)
+        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
+        let query = context.query(of: request)
+        let (source, promise) = try S3Authenticator.authenticateBody(
+            request,
+            app: app,
+            key: key,
+            query: query,
+            now: self.parts.clock.unixSeconds
+        )
+        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+            let number = try Self.partNumber(query.first("partNumber"))
+            let id = query.first("uploadId") ?? ""
+            await self.parts.freeExpired()
+            // Before the body: a part for no upload is refused without reading it.
+            _ = try self.parts.uploads.upload(id, key: key, now: self.parts.clock.now)
+            let storeKey = try MultipartUploads.storeKey(upload: id, part: number)
+            let limit = try await self.uploads.policy(for: key, app: app).limit
+            let copying = request.headers[ObjectCopier.sourceHeader] != nil
+            let stored =
+                copying
+                ? try await self.copy(request, app: app, into: storeKey, limit: limit)
+                : try await self.receive(request, query: query, app: app, into: storeKey, limit: limit, promise: promise)
+            let part = MultipartUploads.Part(
+                number: number,
+                storeKey: storeKey,
+                etag: stored.etag,
+                size: stored.size,
+                lastModified: stored.created
+            )
+            let replaced: ObjectKey?
+            do {
+                replaced = try self.parts.uploads.record(part, in: id, key: key, now: self.parts.clock.now)
+            } catch {
+                // Aborted, completed or reset while the part arrived: it belongs to nothing.
+                await self.parts.delete([storeKey])
+                throw error
+            }
+            if let replaced { await self.parts.delete([replaced]) }
+            guard copying else { return Response(status: .ok, headers: [.eTag: part.etag]) }
+            var xml = S3XML()
+            xml.element("CopyPartResult", root: true) { xml in
+                xml.element("LastModified", BucketController.timestamp(part.lastModified))
+                xml.element("ETag", part.etag)
+            }
+            return xml.response()
+        }
+    }
+
+    /// A part number, 1 to 10,000.
+    ///
+    /// - Throws: 400 `InvalidArgument` for anything else.
+    static func partNumber(_ text: String?) throws(S3Error) -> Int {
+        guard let text, let number = Int(text), (1...MultipartUploads.maximumPartNumber).contains(number) else {
+            throw .invalidPartNumber(text)
+        }
+        return number
+    }
+
+    /// The part's body, decoded and checked as PutObject decodes and checks it (payload hash, `Content-MD5`,
+    /// `x-amz-checksum-*`), into `storeKey`, with its MD5 as its ETag.
+    private func receive(
+        _ request: Request,
+        query: QueryItems,
+        app: MediaApp,
+        into storeKey: ObjectKey,
+        limit: Int,
+        promise: PayloadPromise
+    ) async throws -> ObjectMetadata {
+        let (store, clock) = (self.uploads.store, self.parts.clock)
+        var streaming: (mode: AWSChunkedMode, seed: SigV4.StreamingSeed)?
+        if case .streaming(let mode, let seed) = promise { streaming = (mode, seed) }
+        let digests = try PayloadDigests(request, query: query, trailers: streaming?.mode.hasTrailer ?? false)
+        @Sendable func save<Body: AsyncSequence & Sendable>(
+            _ body: Body
+        ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
+            try await store.put(storeKey, body: body, maxBytes: limit) { summary in
+                try promise.check(summary)
+                var attributes = ObjectAttributes(contentType: "application/octet-stream", created: clock.now)
+                try digests.seal(&attributes)
+                return attributes
+            }
+        }
+        guard let streaming else {
+            return try await self.uploads.receivePiece(
+                request,
+                app: app,
+                limit: limit,
+                declaredLength: nil,
+                decode: { DigestedBody(base: $0, digests: digests) },
+                store: { try await save($0) }
+            )
+        }
+        let decodedLength = try AWSChunkedDecoder.decodedLength(request.headers[ObjectWriter.decodedLengthHeader])
+        return try await self.uploads.receivePiece(
+            request,
+            app: app,
+            limit: limit,
+            declaredLength: Int(clamping: decodedLength),
+            decode: {
+                DigestedBody(
+                    base: try AWSChunkedBody(
+                        $0,
+                        mode: streaming.mode,
+                        seed: streaming.seed,
+                        decodedLength: decodedLength,
+                        onTrailers: digests.take
+                    ),
+                    digests: digests
+                )
+            },
+            store: { try await save($0) }
+        )
+    }
+
+    /// UploadPartCopy: the source object (or the range asked for) stored as the part.
+    private func copy(
+        _ request: Request,
+        app: MediaApp,
+        into storeKey: ObjectKey,
+        limit: Int
+    ) async throws -> ObjectMetadata {
+        let sourceKey = try ObjectCopier.source(of: request, app: app)
+        let store = self.uploads.store
+        guard let source = try await store.metadata(for: sourceKey) else { throw S3Error.noSuchKey() }
+        let range = try Self.copyRange(request.headers[Self.copyRangeHeader], size: source.size)
+        guard range.count <= limit else { throw UploadFailure.tooLarge(limit: limit) }
+        let digests = PayloadDigests()
+        let body = DigestedBody(base: StoredBody(store: store, key: sourceKey, range: range), digests: digests)
+        return try await store.put(storeKey, body: body, maxBytes: range.count) { _ in
+            var attributes = ObjectAttributes(contentType: "application/octet-stream", created: self.parts.clock.now)
+            try digests.seal(&attributes)
+            return attributes
+        }
+    }
+
+    /// The bytes `x-amz-copy-source-range: bytes=FIRST-LAST` names (both offsets included), or the whole
+    /// source without it.
+    ///
+    /// - Throws: 400 `InvalidArgument` for another form, or a range outside the source.
+    static func copyRange(_ header: String?, size: Int) throws(S3Error) -> Range<Int> {
+        guard let header else { return 0..<size }
+        let bounds = header.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+        guard bounds.count == 2, bounds[0] == "bytes" else { throw Self.invalidCopyRange(header) }
+        let offsets = bounds[1].split(separator: "-", omittingEmptySubsequences: false)
+        guard offsets.count == 2, let first = Int(offsets[0]), let last = Int(offsets[1]), first >= 0, first <= last
+        else { throw Self.invalidCopyRange(header) }
+        guard last < size else {
+            throw S3Error(
+                status: .badRequest,
+                code: "InvalidArgument",
+                message: "Range specified is not valid for source object of size: \(size)",
+                details: [("ArgumentName", "x-amz-copy-source-range"), ("ArgumentValue", header)]
+            )
+        }
+        return first..<(last + 1)
+    }
+
+    private static func invalidCopyRange(_ header: String) -> S3Error {
+        S3Error(
+            status: .badRequest,
+            code: "InvalidArgument",
+            message: "The x-amz-copy-source-range value must be of the form bytes=first-last where first and last "
+                + "are the zero-based offsets of the first and last bytes to copy",
+            details: [("ArgumentName", "x-amz-copy-source-range"), ("ArgumentValue", String(header.prefix(256)))]
+        )
+    }
+}

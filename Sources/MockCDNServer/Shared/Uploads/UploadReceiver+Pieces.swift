@@ -1,0 +1,119 @@
+import Foundation
+import Hummingbird
+import MockCDNCore
+import NIOCore
+
+/// A file that arrives in pieces (an S3 multipart upload's parts): each piece streams into the store on its
+/// own, within the size limit and under the stall watch; the app's type policy meets the file's first bytes
+/// when the pieces are joined into the object, which streams through the same `store` as every upload.
+extension UploadReceiver {
+    /// The app's policy for an object at `key`: the image policy under `images/`, the file policy elsewhere.
+    ///
+    /// - Parameters:
+    ///   - key: the object's key (`{app}/...`).
+    ///   - app: the app.
+    /// - Returns: the kind, its settings and its size limit.
+    func policy(
+        for key: ObjectKey,
+        app: MediaApp
+    ) async throws -> (kind: UploadPolicy.Kind, config: UploadConfig, limit: Int) {
+        let kind: UploadPolicy.Kind = key.rawValue.split(separator: "/").dropFirst().first == "images" ? .image : .file
+        let config = try await self.state.uploadConfig(kind, app: app)
+        return (kind, config, UploadPolicy.sizeLimit(config))
+    }
+
+    /// Receives a raw request body that is one piece of a file: at most `limit` bytes, under the stall
+    /// watch, and dropped when a reset overtakes it. Nothing stays stored when it throws.
+    ///
+    /// - Parameters:
+    ///   - request: the PUT; `Content-Length` (or `declaredLength`) is checked before the body is read.
+    ///   - app: the app that receives it.
+    ///   - limit: the most bytes the piece may have.
+    ///   - declaredLength: the piece's length when the framing hides it (aws-chunked); nil: `Content-Length`.
+    ///   - decode: the piece's bytes from the body as it arrives on the wire.
+    ///   - store: stores the decoded bytes and returns the stored object.
+    /// - Returns: the stored piece.
+    /// - Throws: `UploadFailure` (`.tooLarge`, `.stalled`, `.input`, `.unavailable`), what `decode`'s sequence
+    ///   or `store` throws.
+    func receivePiece<Body: AsyncSequence & Sendable>(
+        _ request: Request,
+        app: MediaApp,
+        limit: Int,
+        declaredLength: Int?,
+        decode: (WatchedSequence) throws -> Body,
+        store: @escaping @Sendable (Body) async throws -> ObjectMetadata
+    ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
+        try Self.checkFraming(request)
+        let length = request.headers[.contentLength].flatMap { Int($0) }
+        if let declared = declaredLength ?? length, declared > limit {
+            throw UploadFailure.tooLarge(limit: limit)
+        }
+        let epoch = self.epoch.current
+        let watch = StallWatch(seconds: self.stallTimeout(for: app))
+        let body = try decode(
+            WatchedSequence(base: request.body, watch: watch, expectedLength: length, onBytes: self.onBytesRead)
+        )
+        do {
+            let piece = try await watch.run { try await store(body) }
+            do {
+                try self.checkEpoch(epoch)
+            } catch {
+                await self.discard(piece)
+                throw error
+            }
+            return piece
+        } catch {
+            throw Self.refusal(error, limit: limit)
+        }
+    }
+
+    /// Stores pieces kept in the store, one after the other, as one object under the app's upload policy:
+    /// the size limit (checked on their sizes before a byte is read) and the type policy on the first bytes,
+    /// as `store` applies them to every upload. Reads one slice at a time, never the whole.
+    ///
+    /// - Parameters:
+    ///   - pieces: the pieces' keys and sizes, in order.
+    ///   - key: the object's key.
+    ///   - app: the app that receives it.
+    ///   - declaredType: the type the client declared for the object.
+    ///   - extras: metadata stored with it.
+    ///   - seal: the last check before commit; may add to the attributes (the object's ETag).
+    /// - Returns: the stored object.
+    /// - Throws: `UploadFailure` (`.tooLarge`, `.refused`, `.unavailable` after a reset), what `seal` throws,
+    ///   or a storage error; nothing is stored then.
+    func join(
+        _ pieces: [(key: ObjectKey, size: Int)],
+        into key: ObjectKey,
+        app: MediaApp,
+        declaredType: String?,
+        extras: [String: String],
+        seal: @escaping @Sendable (ObjectIntake.Summary, inout ObjectAttributes) async throws -> Void
+    ) async throws -> ObjectMetadata {
+        let (kind, config, limit) = try await self.policy(for: key, app: app)
+        guard pieces.reduce(0, { $0 + $1.size }) <= limit else { throw UploadFailure.tooLarge(limit: limit) }
+        let epoch = self.epoch.current
+        let body = StoredPieces(pieces.map { StoredBody(store: self.store, key: $0.key, size: $0.size) })
+        do {
+            return try await self.store(
+                IncomingFile(name: key.rawValue.split(separator: "/").last.map(String.init), declaredType: declaredType)
+                {
+                    _ in key
+                },
+                body: body,
+                kind: kind,
+                owner: nil,
+                extras: extras,
+                config: config,
+                limit: limit,
+                allowsEmpty: true,
+                seal: { summary, attributes in
+                    // Checked before the commit: an object a reset overtook is never stored.
+                    try self.checkEpoch(epoch)
+                    try await seal(summary, &attributes)
+                }
+            )
+        } catch {
+            throw Self.refusal(error, limit: limit)
+        }
+    }
+}
