@@ -103,6 +103,7 @@ func addSurfaces(
         clock: services.clock,
         remover: ObjectRemover(store: services.store, variants: services.variants, posters: services.posters),
         uploads: services.uploads,
+        links: services.links,
         uploadURLPut: cometChat.uploadURLPut
     ).addRoutes(to: router)
     MediaReads(

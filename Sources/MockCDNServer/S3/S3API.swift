@@ -2,8 +2,8 @@ import HTTPTypes
 import Hummingbird
 import MockCDNCore
 
-/// The S3 API surface, an app being a bucket: the bucket routes (`HEAD|GET /{app}`), PutObject and
-/// DeleteObject, in S3's XML envelope. Objects are read through the CDN's routes, which take a header-signed
+/// The S3 API surface, an app being a bucket: the bucket routes (`HEAD|GET|POST /{app}`, POST policy uploads
+/// among them), PutObject and DeleteObject, in S3's XML envelope. Objects are read through the CDN's routes, which take a header-signed
 /// S3 request as one more credential (`readCheck`). PUTs to MockCDN's own upload URLs go to
 /// `uploadURLPut`, which answers in its own surface's envelope.
 struct S3API {
@@ -12,6 +12,8 @@ struct S3API {
     let clock: MockClock
     let remover: ObjectRemover
     let uploads: UploadReceiver
+    /// The object URLs a POST upload answers with.
+    let links: LinkSigner
     let uploadURLPut: @Sendable (Request, AppRequestContext) async throws -> Response
 
     /// A header-signed GetObject or HeadObject as a media read credential.
@@ -23,7 +25,8 @@ struct S3API {
             apps: self.apps,
             store: self.store,
             clock: self.clock,
-            batch: BatchDelete(remover: self.remover)
+            batch: BatchDelete(remover: self.remover),
+            form: FormUpload(clock: self.clock, uploads: self.uploads, links: self.links)
         ).addRoutes(to: group)
         ObjectController(
             apps: self.apps,

@@ -8,6 +8,8 @@ enum CredentialSource: String, Sendable {
     case presignedV2 = "presigned-v2"
     /// SigV4 in the `Authorization` header, as S3 clients sign by default.
     case s3HeaderSigV4 = "s3-header-sigv4"
+    /// An S3 POST policy form (SigV4 or SigV2), as boto3's `generate_presigned_post` and a browser send it.
+    case s3PostPolicy = "s3-post-policy"
     case cloudfront
     /// CloudFront signed cookies (`CloudFront-Signature`, ...).
     case cloudfrontCookie = "cloudfront-cookie"

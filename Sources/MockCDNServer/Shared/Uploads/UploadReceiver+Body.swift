@@ -44,7 +44,7 @@ extension UploadReceiver {
         decode: (WatchedSequence) throws -> Body
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         try Self.checkFraming(request)
-        let kind: UploadPolicy.Kind = key.rawValue.split(separator: "/").dropFirst().first == "images" ? .image : .file
+        let kind = Self.kind(of: key)
         let config = try await self.state.uploadConfig(kind, app: app)
         let limit = min(upload.bound ?? .max, UploadPolicy.sizeLimit(config))
         let length = request.headers[.contentLength].flatMap { Int($0) }
