@@ -35,15 +35,17 @@ def fresh_key(name: str = "note.txt") -> str:
 
 
 def post(url: str, fields, data: bytes, filename: str = "note.txt", content_type: str | None = "text/plain",
-         after: list[tuple[str, str]] = ()) -> tuple[int, bytes, dict]:
+         after: list[tuple[str, str]] = (), cut: int = 0) -> tuple[int, bytes, dict]:
     """POSTs a browser's multipart/form-data: `fields` (a dict or (name, value) pairs) in order, then the file
-    part, then `after`. Redirects are not followed. Returns (status, body, headers with lower-case names)."""
+    part, then `after`; `cut` bytes are taken off the body's end. Redirects are not followed. Returns (status,
+    body, headers with lower-case names)."""
     items = list(fields.items()) if isinstance(fields, dict) else list(fields)
     parts = [(name, None, None, value.encode()) for name, value in items]
     parts.append(("file", filename, content_type, data))
     parts += [(name, None, None, value.encode()) for name, value in after]
     boundary = "----MockCDNForm" + uuid.uuid4().hex
     body = multipart(parts, boundary)
+    body = body[:len(body) - cut]
     target = urllib.parse.urlsplit(url)
     connection = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
     try:
@@ -141,6 +143,16 @@ def test_fields_after_the_file_are_ignored(server):
                            after=[("x-amz-meta-late", "never checked"), ("success_action_status", "201")])
     assert status == 204, body
     assert client.head_object(Bucket="demo", Key=key)["Metadata"] == {}
+
+
+def test_a_body_that_breaks_off_after_the_file_replaces_nothing(server):
+    client, key = s3(server), fresh_key()
+    client.put_object(Bucket="demo", Key=key, Body=b"kept as it was")
+    form = client.generate_presigned_post("demo", key)
+    # The file part is whole; the field after it, and the body, end without a closing boundary.
+    status, body, _ = post(form["url"], form["fields"], b"replacement", after=[("x-ignore-late", "cut")], cut=12)
+    assert status == 400, body
+    assert stored(client, key) == b"kept as it was"
 
 
 # (conditions, fields, file, changes to the signed form, status, code); the key is `form/UUID/${filename}`, for

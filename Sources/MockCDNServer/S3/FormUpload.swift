@@ -80,10 +80,9 @@ struct FormUpload {
             return try await CredentialNote.answer(authorisedBy: .s3PostPolicy, request: request, context: context) {
                 guard let file = form.file else { throw Self.noFile }
                 let objectKey = try ObjectKey(app.id + "/" + key)
-                let object = try await self.store(file, at: objectKey, app: app, fields: fields, policy: policy)
+                let fileBody = FormFileBody(base: file, rest: reader, maximum: policy.contentLengthRange?.upperBound)
+                let object = try await self.store(fileBody, at: objectKey, app: app, fields: fields, policy: policy)
                 do {
-                    // The rest of the body is read past: S3 ignores the fields after the file.
-                    while try await reader.next() != nil {}
                     try self.uploads.checkEpoch(epoch)
                 } catch {
                     await self.uploads.discard(object)
@@ -95,9 +94,10 @@ struct FormUpload {
     }
 
     /// Streams the file into the store under the app's upload policy for `key` and the policy's
-    /// content-length-range: past its maximum while it arrives, under its minimum before it is committed.
+    /// content-length-range: past its maximum while it arrives (`FormFileBody`), under its minimum before it
+    /// is committed.
     private func store(
-        _ file: MultipartPartBody.AsyncIterator,
+        _ file: FormFileBody<MultipartPartBody.AsyncIterator>,
         at key: ObjectKey,
         app: MediaApp,
         fields: [(name: String, value: String)],
@@ -113,7 +113,7 @@ struct FormUpload {
                     name: key.rawValue.split(separator: "/").last.map(String.init),
                     declaredType: Self.value("content-type", in: fields)
                 ) { _ in key },
-                body: PolicyBoundedBody(base: file, maximum: policy.contentLengthRange?.upperBound),
+                body: file,
                 kind: kind,
                 owner: nil,
                 extras: extras,
@@ -182,21 +182,32 @@ struct FormUpload {
     }
 }
 
-/// The file of a POST form held to the policy's content-length-range maximum as it arrives: past it, the upload
-/// is refused with S3's `EntityTooLarge` before any more of it is read or stored.
-struct PolicyBoundedBody<Base: AsyncIteratorProtocol>: AsyncIteratorProtocol where Base.Element == ByteBuffer {
+/// The file of a POST form, held to the policy's content-length-range maximum as it arrives: past it, the upload
+/// is refused with S3's `EntityTooLarge` before any more of it is read or stored. At the file's end the rest of
+/// the body is read past (S3 ignores the fields after the file), so a body that breaks off after the file
+/// refuses the upload before it is committed.
+struct FormFileBody<Base: AsyncIteratorProtocol>: AsyncIteratorProtocol where Base.Element == ByteBuffer {
     var base: Base
+    /// The body the file part belongs to.
+    let rest: MultipartReader
     /// The range's upper bound; nil when the policy has none.
     let maximum: Int64?
     private var received: Int64 = 0
+    private var ended = false
 
-    init(base: Base, maximum: Int64?) {
+    init(base: Base, rest: MultipartReader, maximum: Int64?) {
         self.base = base
+        self.rest = rest
         self.maximum = maximum
     }
 
     mutating func next() async throws -> ByteBuffer? {
-        guard let chunk = try await self.base.next() else { return nil }
+        guard !self.ended else { return nil }
+        guard let chunk = try await self.base.next() else {
+            while try await self.rest.next() != nil {}
+            self.ended = true
+            return nil
+        }
         self.received += Int64(chunk.readableBytes)
         if let maximum = self.maximum, self.received > maximum {
             throw PostPolicyRefusal.entityTooLarge(proposed: self.received, maximum: maximum)
