@@ -108,8 +108,8 @@ extension RunningMockCDN {
         /// Redacted: no token or signature.
         public let query: String
         /// The source of the credential that authorised the request: `fat-header`, `fat-query`,
-        /// `presigned`, `presigned-v2`, `s3-header-sigv4`, `cloudfront`, `cloudfront-cookie`, `jwt` or
-        /// `none`; never the credential itself.
+        /// `presigned`, `presigned-v2`, `s3-header-sigv4`, `s3-post-policy`, `cloudfront`, `cloudfront-cookie`,
+        /// `jwt` or `none`; never the credential itself.
         public let credential: String
         /// The status answered.
         public let status: Int

@@ -80,6 +80,7 @@ export type CredentialSource =
   | 'cloudfront'
   | 'cloudfront-cookie'
   | 's3-header-sigv4'
+  | 's3-post-policy'
   | 'jwt'
   | 'none';
 

@@ -5,15 +5,18 @@ import MockCDNCore
 import NIOCore
 
 /// The bucket-level S3 routes, an app being the bucket (path-style `/{app}`): HeadBucket (`HEAD`),
-/// GetBucketLocation (`GET ?location`), ListObjectsV2 (`GET ?list-type=2`), ListObjects (`GET`) and
-/// DeleteObjects (`POST ?delete`). Each needs the app's credentials, signed in the `Authorization` header
-/// (SigV4) or presigned (SigV4). ListMultipartUploads (`GET ?uploads`) is `MultipartController`'s.
+/// GetBucketLocation (`GET ?location`), ListObjectsV2 (`GET ?list-type=2`), ListObjects (`GET`),
+/// DeleteObjects (`POST ?delete`) and PostObject (`POST` with a `multipart/form-data` body: `FormUpload`).
+/// Each needs the app's credentials, signed in the `Authorization` header (SigV4, SigV2) or presigned (SigV4),
+/// or, for PostObject, a POST policy signed with them. ListMultipartUploads (`GET ?uploads`) is
+/// `MultipartController`'s.
 struct BucketController {
     let apps: AppRegistry
     let store: any ObjectStore
     let clock: MockClock
     let batch: BatchDelete
     let multipart: MultipartController
+    let form: FormUpload
 
     /// The most keys one page lists, as on S3.
     static let maximumKeys = 1000
@@ -32,15 +35,18 @@ struct BucketController {
         router.post(":app") { request, context in try await self.post(request, context: context) }
     }
 
-    /// `POST /{app}?delete`: DeleteObjects. Other bucket POSTs are not implemented.
+    /// `POST /{app}?delete`: DeleteObjects; `POST /{app}` with a form: PostObject. Other bucket POSTs are not
+    /// implemented.
     private func post(_ request: Request, context: AppRequestContext) async throws -> Response {
         let app = try S3Authenticator.app(context, in: self.apps)
         let query = context.query(of: request)
         guard query.decoded.contains(where: { $0.name == "delete" }) else {
+            if FormUpload.isForm(request) { return try await self.form.post(request, app: app, context: context) }
             throw S3Error(
                 status: HTTPResponse.Status(code: 501),
                 code: "NotImplemented",
-                message: "MockCDN takes POST /{app}?delete (DeleteObjects) on a bucket"
+                message: "MockCDN takes POST /{app}?delete (DeleteObjects) and POST /{app} with a "
+                    + "multipart/form-data body (a POST policy upload) on a bucket"
             )
         }
         let body: ByteBuffer

@@ -41,7 +41,14 @@ struct PartWriter {
             let stored =
                 copying
                 ? try await self.copy(request, app: app, into: storeKey, limit: limit)
-                : try await self.receive(request, query: query, app: app, into: storeKey, limit: limit, promise: promise)
+                : try await self.receive(
+                    request,
+                    query: query,
+                    app: app,
+                    into: storeKey,
+                    limit: limit,
+                    promise: promise
+                )
             let part = MultipartUploads.Part(
                 number: number,
                 storeKey: storeKey,

@@ -2,11 +2,11 @@ import HTTPTypes
 import Hummingbird
 import MockCDNCore
 
-/// The S3 API surface, an app being a bucket: the bucket routes (`HEAD|GET|POST /{app}`), PutObject,
-/// CopyObject, DeleteObject and multipart uploads, in S3's XML envelope. Objects are read through the CDN's
-/// routes, which take a header-signed S3 request as one more credential (`readCheck`) and hand ListParts
-/// back (`listParts`). PUTs to MockCDN's own upload URLs go to `uploadURLPut`, which answers in its own
-/// surface's envelope.
+/// The S3 API surface, an app being a bucket: the bucket routes (`HEAD|GET|POST /{app}`, POST policy uploads
+/// among them), PutObject, CopyObject, DeleteObject and multipart uploads, in S3's XML envelope. Objects are
+/// read through the CDN's routes, which take a header-signed S3 request as one more credential (`readCheck`)
+/// and hand ListParts back (`listParts`). PUTs to MockCDN's own upload URLs go to `uploadURLPut`, which
+/// answers in its own surface's envelope.
 struct S3API {
     let apps: AppRegistry
     let store: any ObjectStore
@@ -28,7 +28,8 @@ struct S3API {
             store: self.store,
             clock: self.clock,
             batch: BatchDelete(remover: self.remover),
-            multipart: self.multipartController
+            multipart: self.multipartController,
+            form: FormUpload(clock: self.clock, uploads: self.uploads, links: self.links)
         ).addRoutes(to: group)
         ObjectController(
             apps: self.apps,

@@ -10,6 +10,8 @@ enum CredentialSource: String, Sendable {
     case s3HeaderSigV4 = "s3-header-sigv4"
     /// SigV2 in the `Authorization` header (`AWS AccessKeyId:Signature`), boto3's `signature_version="s3"`.
     case s3HeaderSigV2 = "s3-header-sigv2"
+    /// An S3 POST policy form (SigV4 or SigV2), as boto3's `generate_presigned_post` and a browser send it.
+    case s3PostPolicy = "s3-post-policy"
     case cloudfront
     /// CloudFront signed cookies (`CloudFront-Signature`, ...).
     case cloudfrontCookie = "cloudfront-cookie"

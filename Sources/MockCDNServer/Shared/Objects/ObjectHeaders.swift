@@ -12,6 +12,7 @@ enum ObjectHeaders {
     static let stored: [HTTPField.Name] = [
         .cacheControl, .contentDisposition, .contentEncoding, .contentLanguage, .expires,
     ]
+    private static let storedNames = Set(Self.stored.map(\.canonicalName))
     static let userMetadataPrefix = "x-amz-meta-"
     /// S3's bound on user metadata: names and values together, in UTF-8 bytes.
     static let maximumUserMetadataBytes = 2048
@@ -25,16 +26,28 @@ enum ObjectHeaders {
     /// - Returns: the extras, by `header:` and the lower-case header name.
     /// - Throws: 400 `MetadataTooLarge` past S3's 2 KB of user metadata.
     static func extras(from request: Request) throws -> [String: String] {
+        try Self.extras(fields: request.headers.map { (name: $0.name.canonicalName, value: $0.value) })
+    }
+
+    /// What an upload asks to be stored with its object, from its (name, value) pairs: a PUT's headers, or
+    /// a POST form's fields, which S3 takes for the same headers. Names match without regard to case; a name
+    /// that could not be sent back as a header is left out.
+    ///
+    /// - Parameter fields: the pairs, in order (a name given twice keeps its last value).
+    /// - Returns: the extras, by `header:` and the lower-case header name.
+    /// - Throws: 400 `MetadataTooLarge` past S3's 2 KB of user metadata.
+    static func extras(fields: some Sequence<(name: String, value: String)>) throws -> [String: String] {
         var extras: [String: String] = [:]
         var userBytes = 0
-        for field in request.headers {
-            let name = field.name.canonicalName
+        for (fieldName, fieldValue) in fields {
+            let name = fieldName.lowercased()
             if name.hasPrefix(Self.userMetadataPrefix) {
-                userBytes += name.utf8.count - Self.userMetadataPrefix.utf8.count + field.value.utf8.count
-                extras[Self.headerExtra + name] = field.value
-            } else if Self.stored.contains(field.name) {
-                var value = field.value
-                if field.name == .contentEncoding {
+                guard HTTPField.Name(name) != nil else { continue }
+                userBytes += name.utf8.count - Self.userMetadataPrefix.utf8.count + fieldValue.utf8.count
+                extras[Self.headerExtra + name] = fieldValue
+            } else if Self.storedNames.contains(name) {
+                var value = fieldValue
+                if name == HTTPField.Name.contentEncoding.canonicalName {
                     // `aws-chunked` names the request's framing, not the object's encoding.
                     value = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                         .filter { $0 != "aws-chunked" && !$0.isEmpty }.joined(separator: ",")

@@ -105,14 +105,7 @@ struct UploadReceiver: Sendable {
         }
         let epoch = self.epoch.current
         let watch = StallWatch(seconds: self.stallTimeout(for: app))
-        let body = RequestBody(
-            asyncSequence: WatchedSequence(
-                base: request.body,
-                watch: watch,
-                expectedLength: length,
-                onBytes: self.onBytesRead
-            )
-        )
+        let body = self.watchedBody(request, watch: watch)
         do {
             return try await watch.run {
                 try await self.receiveParts(
@@ -191,6 +184,25 @@ struct UploadReceiver: Sendable {
             if let stored { await self.discard(stored) }
             throw error
         }
+    }
+
+    /// The request's body read under `watch`: each wait for bytes timed, a body cut short before its
+    /// `Content-Length` refused, every chunk counted for `/metrics`.
+    func watchedBody(_ request: Request, watch: StallWatch) -> RequestBody {
+        RequestBody(
+            asyncSequence: WatchedSequence(
+                base: request.body,
+                watch: watch,
+                expectedLength: request.headers[.contentLength].flatMap { Int($0) },
+                onBytes: self.onBytesRead
+            )
+        )
+    }
+
+    /// The policy a key is stored under: keys in an `images/` folder take images only, as the upload routes'
+    /// image folder does; every other key takes files.
+    static func kind(of key: ObjectKey) -> UploadPolicy.Kind {
+        key.rawValue.split(separator: "/").dropFirst().first == "images" ? .image : .file
     }
 
     /// Refuses a body whose framing cannot hold what its head announces: trailers (`Trailer`) on a body sized

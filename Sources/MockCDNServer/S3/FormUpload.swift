@@ -1,0 +1,217 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MockCDNCore
+import NIOCore
+
+/// PostObject (`POST /{app}` with a `multipart/form-data` body): a browser upload signed by a POST policy, as
+/// boto3's `generate_presigned_post` makes it and an HTML form sends it. The fields before the file are checked
+/// against the policy and its signature (`PostPolicy.verify`) with the `key` after `${filename}` expansion,
+/// then the file streams into the store under the app's upload policy and the policy's content-length-range.
+/// Nothing is stored on a refusal. The answer is S3's: `success_action_redirect` (303), else
+/// `success_action_status` (200, 201 with a `PostResponse`, or 204).
+struct FormUpload {
+    let clock: MockClock
+    let uploads: UploadReceiver
+    let links: LinkSigner
+
+    /// S3's answer to a body that is not multipart/form-data with a boundary.
+    static let malformed = S3Error(
+        status: .badRequest,
+        code: "MalformedPOSTRequest",
+        message: "The body of your POST request is not well-formed multipart/form-data."
+    )
+
+    /// S3's answer to a form without a `file` part.
+    static let noFile = S3Error(
+        status: .badRequest,
+        code: "InvalidArgument",
+        message: "POST requires exactly one file upload per request.",
+        details: [("ArgumentName", "file"), ("ArgumentValue", "0")]
+    )
+
+    /// Whether a bucket POST is a form upload: a `multipart/form-data` body, whatever its parameters.
+    static func isForm(_ request: Request) -> Bool {
+        guard let type = request.headers[.contentType] else { return false }
+        let essence = type.split(separator: ";", maxSplits: 1).first ?? ""
+        return essence.trimmingCharacters(in: .whitespaces).lowercased() == "multipart/form-data"
+    }
+
+    /// Takes the upload.
+    ///
+    /// - Parameters:
+    ///   - request: the POST.
+    ///   - app: the bucket's app, whose SigV4 credentials sign the policy.
+    ///   - context: the request's context.
+    /// - Returns: S3's answer: 303 to `success_action_redirect`, or 200, 201 or 204 with the ETag.
+    /// - Throws: `PostPolicyRefusal` with S3's code for a form the policy refuses; `UploadFailure` for what the
+    ///   app's upload policy refuses; 400 `MalformedPOSTRequest` for a body that is not a form.
+    func post(_ request: Request, app: MediaApp, context: AppRequestContext) async throws -> Response {
+        try UploadReceiver.checkFraming(request)
+        guard let boundary = MultipartReader.boundary(contentType: request.headers[.contentType]) else {
+            throw Self.malformed
+        }
+        // The app's limit depends on the key, which the form names: the body is held to the largest any app
+        // allows, and the file to the app's limit once the key is known.
+        let bound = UploadPolicy.defaultSizeLimit + UploadReceiver.multipartAllowance
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > bound {
+            throw UploadFailure.tooLarge(limit: UploadPolicy.defaultSizeLimit)
+        }
+        let epoch = self.uploads.epoch.current
+        let watch = StallWatch(seconds: self.uploads.stallTimeout(for: app))
+        let body = self.uploads.watchedBody(request, watch: watch)
+        return try await watch.run {
+            let reader = MultipartReader(body: body, boundary: boundary, maximumBytes: bound)
+            let form: PostForm
+            do {
+                form = try await PostForm.read(reader)
+            } catch UploadFailure.input {
+                throw Self.malformed
+            }
+            let fields = form.expandedFields
+            let key = Self.value("key", in: fields) ?? ""
+            let policy = try PostPolicy.verify(
+                fields: fields,
+                bucket: app.id,
+                key: key,
+                credentials: app.sigV4Credentials,
+                now: self.clock.unixSeconds
+            )
+            return try await CredentialNote.answer(authorisedBy: .s3PostPolicy, request: request, context: context) {
+                guard let file = form.file else { throw Self.noFile }
+                let objectKey = try ObjectKey(app.id + "/" + key)
+                let fileBody = FormFileBody(base: file, rest: reader, maximum: policy.contentLengthRange?.upperBound)
+                let object = try await self.store(fileBody, at: objectKey, app: app, fields: fields, policy: policy)
+                do {
+                    try self.uploads.checkEpoch(epoch)
+                } catch {
+                    await self.uploads.discard(object)
+                    throw error
+                }
+                return self.answer(request, object: object, key: objectKey, app: app, fields: fields)
+            }
+        }
+    }
+
+    /// Streams the file into the store under the app's upload policy for `key` and the policy's
+    /// content-length-range: past its maximum while it arrives (`FormFileBody`), under its minimum before it
+    /// is committed.
+    private func store(
+        _ file: FormFileBody<MultipartPartBody.AsyncIterator>,
+        at key: ObjectKey,
+        app: MediaApp,
+        fields: [(name: String, value: String)],
+        policy: PostPolicy
+    ) async throws -> ObjectMetadata {
+        let kind = UploadReceiver.kind(of: key)
+        let config = try await self.uploads.state.uploadConfig(kind, app: app)
+        let limit = UploadPolicy.sizeLimit(config)
+        let extras = try ObjectHeaders.extras(fields: fields)
+        do {
+            return try await self.uploads.store(
+                UploadReceiver.IncomingFile(
+                    name: key.rawValue.split(separator: "/").last.map(String.init),
+                    declaredType: Self.value("content-type", in: fields)
+                ) { _ in key },
+                body: file,
+                kind: kind,
+                owner: nil,
+                extras: extras,
+                config: config,
+                limit: limit,
+                allowsEmpty: true,
+                seal: { summary, _ in try policy.checkContentLength(Int64(summary.size)) }
+            )
+        } catch {
+            throw UploadReceiver.refusal(error, limit: limit)
+        }
+    }
+
+    /// S3's answer to a stored upload, the ETag on each: 303 to `success_action_redirect` (or the older
+    /// `redirect`) with `bucket`, `key` and `etag` added to its query when it is an absolute URL; else
+    /// `success_action_status` 200 or 201 (a `PostResponse`), and 204 for any other value or none.
+    private func answer(
+        _ request: Request,
+        object: ObjectMetadata,
+        key: ObjectKey,
+        app: MediaApp,
+        fields: [(name: String, value: String)]
+    ) -> Response {
+        let name = String(key.rawValue.dropFirst(app.id.count + 1))
+        let redirect = Self.value("success_action_redirect", in: fields) ?? Self.value("redirect", in: fields)
+        if let redirect, let location = Self.redirect(redirect, bucket: app.id, key: name, etag: object.etag) {
+            return Response(status: .seeOther, headers: [.location: location, .eTag: object.etag])
+        }
+        let location = self.links.objectURL(key, base: self.links.base(for: request))
+        let headers: HTTPFields = [.eTag: object.etag, .location: location]
+        switch Self.value("success_action_status", in: fields) {
+        case "200":
+            return Response(status: .ok, headers: headers)
+        case "201":
+            var xml = S3XML()
+            xml.element("PostResponse") { xml in
+                xml.element("Location", location)
+                xml.element("Bucket", app.id)
+                xml.element("Key", name)
+                xml.element("ETag", object.etag)
+            }
+            return xml.response(status: .created, headers: headers)
+        default:
+            return Response(status: .noContent, headers: headers)
+        }
+    }
+
+    /// `url` with S3's `bucket`, `key` and `etag` added to its query (before any fragment); nil for a value that
+    /// is no absolute URL with a host, which S3 ignores ("If ... Amazon S3 cannot interpret the URL, it acts as
+    /// if the field is not present").
+    static func redirect(_ url: String, bucket: String, key: String, etag: String) -> String? {
+        guard let components = URLComponents(string: url), components.scheme != nil,
+            let host = components.host, !host.isEmpty
+        else { return nil }
+        let fragmentStart = url.firstIndex(of: "#") ?? url.endIndex
+        let base = url[..<fragmentStart]
+        let added = [("bucket", bucket), ("key", key), ("etag", etag)]
+            .map { $0.0 + "=" + PercentEncoding.encode($0.1) }.joined(separator: "&")
+        let separator = !base.contains("?") ? "?" : (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&")
+        return String(base) + separator + added + String(url[fragmentStart...])
+    }
+
+    /// The first field named `name`, matched without regard to case, as S3 reads a form.
+    static func value(_ name: String, in fields: [(name: String, value: String)]) -> String? {
+        fields.first { $0.name.lowercased() == name }?.value
+    }
+}
+
+/// The file of a POST form, held to the policy's content-length-range maximum as it arrives: past it, the upload
+/// is refused with S3's `EntityTooLarge` before any more of it is read or stored. At the file's end the rest of
+/// the body is read past (S3 ignores the fields after the file), so a body that breaks off after the file
+/// refuses the upload before it is committed.
+struct FormFileBody<Base: AsyncIteratorProtocol>: AsyncIteratorProtocol where Base.Element == ByteBuffer {
+    var base: Base
+    /// The body the file part belongs to.
+    let rest: MultipartReader
+    /// The range's upper bound; nil when the policy has none.
+    let maximum: Int64?
+    private var received: Int64 = 0
+    private var ended = false
+
+    init(base: Base, rest: MultipartReader, maximum: Int64?) {
+        self.base = base
+        self.rest = rest
+        self.maximum = maximum
+    }
+
+    mutating func next() async throws -> ByteBuffer? {
+        guard !self.ended else { return nil }
+        guard let chunk = try await self.base.next() else {
+            while try await self.rest.next() != nil {}
+            self.ended = true
+            return nil
+        }
+        self.received += Int64(chunk.readableBytes)
+        if let maximum = self.maximum, self.received > maximum {
+            throw PostPolicyRefusal.entityTooLarge(proposed: self.received, maximum: maximum)
+        }
+        return chunk
+    }
+}
