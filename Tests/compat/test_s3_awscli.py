@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 import uuid
 
 import pytest
 
+from conftest import launch
 from s3support import s3
 from support import API_KEY, API_SECRET
 
@@ -30,13 +32,25 @@ def aws(server: str, *args: str) -> str:
     return run.stdout
 
 
-def test_cp_sync_and_rm_recursive(server, tmp_path):
+@pytest.fixture(scope="module")
+def own_server():
+    """A server of its own: its clock is the real time, which `aws s3 sync` compares file times with."""
+    with launch() as server:
+        yield server.url
+
+
+def test_cp_sync_and_rm_recursive(own_server, tmp_path):
+    server = own_server
     prefix = f"cli/{uuid.uuid4()}"
     local = tmp_path / "up"
     (local / "nested").mkdir(parents=True)
     files = {"a.txt": b"alpha", "b.bin": bytes(range(256)) * 40, "nested/c.txt": b"gamma", "empty": b""}
+    hour_ago = time.time() - 3600
     for name, data in files.items():
         (local / name).write_bytes(data)
+        # `aws s3 sync` uploads a file newer than the object by any fraction of a second, and LastModified has
+        # whole seconds: files written an hour before make the second sync's "nothing changed" certain.
+        os.utime(local / name, (hour_ago, hour_ago))
     aws(server, "s3", "cp", str(local / "a.txt"), f"s3://demo/{prefix}/single/a.txt")
     assert s3(server).get_object(Bucket="demo", Key=f"{prefix}/single/a.txt")["Body"].read() == b"alpha"
 

@@ -28,14 +28,7 @@ public enum AmzDate {
     public static func parseCompact(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z") else { return nil }
-        func number(_ range: Range<Int>) -> Int64? {
-            var value: Int64 = 0
-            for byte in bytes[range] {
-                guard (48...57).contains(byte) else { return nil }
-                value = value * 10 + Int64(byte - 48)
-            }
-            return value
-        }
+        func number(_ range: Range<Int>) -> Int64? { Self.decimal(bytes[range]) }
         guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
             let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15), second < 60
         else { return nil }
@@ -61,14 +54,7 @@ public enum AmzDate {
                 || (fraction.first == UInt8(ascii: ".") && fraction.count >= 2
                     && fraction.dropFirst().allSatisfy { (48...57).contains($0) })
         else { return nil }
-        func number(_ range: Range<Int>) -> Int64? {
-            var value: Int64 = 0
-            for byte in bytes[range] {
-                guard (48...57).contains(byte) else { return nil }
-                value = value * 10 + Int64(byte - 48)
-            }
-            return value
-        }
+        func number(_ range: Range<Int>) -> Int64? { Self.decimal(bytes[range]) }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19), second < 60
         else { return nil }
@@ -76,4 +62,14 @@ public enum AmzDate {
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String { UTCDate.pad(value, width) }
+
+    /// The value of ASCII decimal digits; nil when a byte is no digit.
+    private static func decimal(_ digits: ArraySlice<UInt8>) -> Int64? {
+        var value: Int64 = 0
+        for byte in digits {
+            guard (48...57).contains(byte) else { return nil }
+            value = value * 10 + Int64(byte - 48)
+        }
+        return value
+    }
 }

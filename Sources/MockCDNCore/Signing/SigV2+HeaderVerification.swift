@@ -64,15 +64,7 @@ extension SigV2 {
         let expected = self.signature(stringToSign(redacting: false), secretAccessKey: secretAccessKey)
         let signature = Base64.decode(provided, .standard) ?? []
         guard SecureBytes.constantTimeEqual(signature, expected) else {
-            throw AccessDenied(
-                "The request signature we calculated does not match the signature you provided. "
-                    + "Check your key and signing method.",
-                code: "SignatureDoesNotMatch",
-                details: [
-                    .init("AWSAccessKeyId", accessKeyID),
-                    .init("StringToSign", stringToSign(redacting: true)),
-                ]
-            )
+            throw self.signatureMismatch(accessKeyID: accessKeyID, stringToSign: stringToSign(redacting: true))
         }
         // After the signature, as SigV4's check: a forged request learns nothing of the server's clock.
         let requestTime = Int64(date.timeIntervalSince1970)

@@ -120,15 +120,7 @@ public enum SigV2 {
         // Not base64 is compared as empty, so it is a mismatch like any other wrong signature.
         let signature = Base64.decode(provided, .standard) ?? []
         guard SecureBytes.constantTimeEqual(signature, expected) else {
-            throw AccessDenied(
-                "The request signature we calculated does not match the signature you provided. "
-                    + "Check your key and signing method.",
-                code: "SignatureDoesNotMatch",
-                details: [
-                    .init("AWSAccessKeyId", accessKeyID),
-                    .init("StringToSign", stringToSign(redacting: true)),
-                ]
-            )
+            throw self.signatureMismatch(accessKeyID: accessKeyID, stringToSign: stringToSign(redacting: true))
         }
         // S3 refuses a request received after `Expires`, so the second it names still works.
         guard now <= expires else {
@@ -137,6 +129,17 @@ public enum SigV2 {
                 details: [.init("Expires", AmzDate.iso8601(expires)), .init("ServerTime", AmzDate.iso8601(now))]
             )
         }
+    }
+
+    /// S3's `SignatureDoesNotMatch` for a SigV2 signature, presigned or in the header: the key and the string
+    /// MockCDN signed (secrets redacted), never the signature.
+    static func signatureMismatch(accessKeyID: String, stringToSign: String) -> AccessDenied {
+        AccessDenied(
+            "The request signature we calculated does not match the signature you provided. "
+                + "Check your key and signing method.",
+            code: "SignatureDoesNotMatch",
+            details: [.init("AWSAccessKeyId", accessKeyID), .init("StringToSign", stringToSign)]
+        )
     }
 
     // MARK: - String to sign

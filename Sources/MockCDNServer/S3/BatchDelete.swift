@@ -23,14 +23,14 @@ struct BatchDelete {
     static func parse(_ document: String) throws -> (keys: [String], quiet: Bool) {
         guard let delete = XMLText.elements("Delete", in: S3XML.withoutNamespace(document, root: "Delete")[...]).first
         else {
-            throw Self.malformed
+            throw S3Error.malformedXML
         }
         var keys: [String] = []
         for object in XMLText.elements("Object", in: delete) {
-            guard let key = XMLText.elements("Key", in: object).first else { throw Self.malformed }
+            guard let key = XMLText.elements("Key", in: object).first else { throw S3Error.malformedXML }
             keys.append(XMLText.unescaped(key))
         }
-        guard !keys.isEmpty, keys.count <= Self.maximumKeys else { throw Self.malformed }
+        guard !keys.isEmpty, keys.count <= Self.maximumKeys else { throw S3Error.malformedXML }
         let quiet = XMLText.elements("Quiet", in: delete).first.map { $0.lowercased() == "true" } ?? false
         return (keys, quiet)
     }

@@ -49,12 +49,7 @@ struct BucketController {
                     + "multipart/form-data body (a POST policy upload) on a bucket"
             )
         }
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: BatchDelete.maximumBodyBytes)
-        } catch {
-            throw BatchDelete.malformed
-        }
+        let body = try await S3XML.document(of: request, upTo: BatchDelete.maximumBodyBytes)
         let source = try S3Authenticator.authenticate(
             request,
             app: app,

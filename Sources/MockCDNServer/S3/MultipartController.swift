@@ -44,15 +44,13 @@ struct MultipartController {
     /// CreateMultipartUpload: the object's declared type and stored headers are kept for the object the
     /// parts will make; the answer names the upload.
     private func create(_ request: Request, context: AppRequestContext, query: QueryItems) async throws -> Response {
-        let app = try S3Authenticator.app(context, in: self.apps)
-        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
-        let source = try S3Authenticator.authenticate(
+        let authenticated = try S3Authenticator.object(
             request,
-            app: app,
-            key: key,
-            query: query,
+            context: context,
+            apps: self.apps,
             now: self.clock.unixSeconds
         )
+        let (app, key, source) = (authenticated.app, authenticated.key, authenticated.source)
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             await self.parts.freeExpired()
             let upload = self.parts.uploads.create(
@@ -80,22 +78,15 @@ struct MultipartController {
         query: QueryItems,
         id: String
     ) async throws -> Response {
-        let app = try S3Authenticator.app(context, in: self.apps)
-        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: CompletedParts.maximumBodyBytes)
-        } catch {
-            throw S3Error.malformedXML
-        }
-        let source = try S3Authenticator.authenticate(
+        let body = try await S3XML.document(of: request, upTo: CompletedParts.maximumBodyBytes)
+        let authenticated = try S3Authenticator.object(
             request,
-            app: app,
-            key: key,
-            query: query,
+            context: context,
+            apps: self.apps,
             now: self.clock.unixSeconds,
             payload: body
         )
+        let (app, key, source) = (authenticated.app, authenticated.key, authenticated.source)
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             let document = try CompletedParts(parsing: String(buffer: body))
             await self.parts.freeExpired()
@@ -133,7 +124,13 @@ struct MultipartController {
 
     /// AbortMultipartUpload (`DELETE /{app}/{key}?uploadId=`): 204, the upload and its parts gone.
     func abort(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (_, key, query, source) = try self.authenticate(request, context: context)
+        let authenticated = try S3Authenticator.object(
+            request,
+            context: context,
+            apps: self.apps,
+            now: self.clock.unixSeconds
+        )
+        let (key, query, source) = (authenticated.key, authenticated.query, authenticated.source)
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             await self.parts.freeExpired()
             await self.parts.delete(try self.parts.uploads.abort(query.first("uploadId") ?? "", key: key))
@@ -144,7 +141,15 @@ struct MultipartController {
     /// ListParts (`GET /{app}/{key}?uploadId=`): the parts by number, after `part-number-marker`, at most
     /// `max-parts` (1,000 at most).
     func listParts(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (app, key, query, source) = try self.authenticate(request, context: context)
+        let authenticated = try S3Authenticator.object(
+            request,
+            context: context,
+            apps: self.apps,
+            now: self.clock.unixSeconds
+        )
+        let (app, key, query, source) = (
+            authenticated.app, authenticated.key, authenticated.query, authenticated.source
+        )
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             let id = query.first("uploadId") ?? ""
             let maxParts = try Self.count(query, "max-parts")
@@ -230,24 +235,6 @@ struct MultipartController {
             }
         }
         return xml.response()
-    }
-
-    /// The app, key and credential of a bodiless request on an upload.
-    private func authenticate(
-        _ request: Request,
-        context: AppRequestContext
-    ) throws -> (MediaApp, ObjectKey, QueryItems, CredentialSource) {
-        let app = try S3Authenticator.app(context, in: self.apps)
-        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
-        let query = context.query(of: request)
-        let source = try S3Authenticator.authenticate(
-            request,
-            app: app,
-            key: key,
-            query: query,
-            now: self.clock.unixSeconds
-        )
-        return (app, key, query, source)
     }
 
     /// The app as the owner S3 names in its listings.

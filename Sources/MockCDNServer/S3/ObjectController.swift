@@ -35,18 +35,14 @@ struct ObjectController {
 
     /// 204 whether or not the object was there, as S3 answers; its variants and poster go with it.
     private func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let app = try S3Authenticator.app(context, in: self.apps)
-        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
-        let query = context.query(of: request)
-        let source = try S3Authenticator.authenticate(
+        let authenticated = try S3Authenticator.object(
             request,
-            app: app,
-            key: key,
-            query: query,
+            context: context,
+            apps: self.apps,
             now: self.clock.unixSeconds
         )
-        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
-            try await self.remover.remove(key)
+        return try await CredentialNote.answer(authorisedBy: authenticated.source, request: request, context: context) {
+            try await self.remover.remove(authenticated.key)
             return Response(status: .noContent)
         }
     }

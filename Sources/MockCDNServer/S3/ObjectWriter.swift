@@ -8,65 +8,39 @@ import MockCDNCore
 /// payload hash and checksums checked before it replaces anything; `If-None-Match: *` and `If-Match` make
 /// the write conditional. The answer is S3's: 200 with the ETag, no body.
 struct ObjectWriter {
-    /// The object's length under aws-chunked framing, which `Content-Length` counts too.
-    static let decodedLengthHeader = HTTPField.Name("x-amz-decoded-content-length")!
-
     let apps: AppRegistry
     let clock: MockClock
     let uploads: UploadReceiver
     let copier: ObjectCopier
 
     func put(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let app = try S3Authenticator.app(context, in: self.apps)
-        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
-        let query = context.query(of: request)
-        let (source, promise) = try S3Authenticator.authenticateBody(
+        let (authenticated, promise) = try S3Authenticator.objectWithBody(
             request,
-            app: app,
-            key: key,
-            query: query,
+            context: context,
+            apps: self.apps,
             now: self.clock.unixSeconds
         )
-        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+        let (app, key, query) = (authenticated.app, authenticated.key, authenticated.query)
+        return try await CredentialNote.answer(authorisedBy: authenticated.source, request: request, context: context) {
             if request.headers[ObjectCopier.sourceHeader] != nil {
                 return try await self.copier.copy(request, app: app, key: key)
             }
             let condition = try WriteCondition(request)
-            var streaming: (mode: AWSChunkedMode, seed: SigV4.StreamingSeed)?
-            if case .streaming(let mode, let seed) = promise { streaming = (mode, seed) }
-            let digests = try PayloadDigests(request, query: query, trailers: streaming?.mode.hasTrailer ?? false)
+            let payload = try S3Payload(request, query: query, promise: promise)
             try await condition.check(self.uploads.store, key: key)
-            var upload = RawUpload(
+            let upload = RawUpload(
                 extras: try ObjectHeaders.extras(from: request),
                 allowsEmpty: true,
+                declaredLength: payload.declaredLength,
                 seal: { [store = self.uploads.store] summary, attributes in
-                    try promise.check(summary)
-                    try digests.seal(&attributes)
+                    try payload.seal(summary, &attributes)
                     try await condition.check(store, key: key)
                 }
             )
-            let object: ObjectMetadata
-            if let streaming {
-                let decodedLength = try AWSChunkedDecoder.decodedLength(request.headers[Self.decodedLengthHeader])
-                upload.declaredLength = Int(clamping: decodedLength)
-                object = try await self.uploads.receiveBody(request, app: app, key: key, upload: upload) { body in
-                    DigestedBody(
-                        base: try AWSChunkedBody(
-                            body,
-                            mode: streaming.mode,
-                            seed: streaming.seed,
-                            decodedLength: decodedLength,
-                            onTrailers: digests.take
-                        ),
-                        digests: digests
-                    )
-                }
-            } else {
-                object = try await self.uploads.receiveBody(request, app: app, key: key, upload: upload) { body in
-                    DigestedBody(base: body, digests: digests)
-                }
+            let object = try await self.uploads.receiveBody(request, app: app, key: key, upload: upload) {
+                try payload.body($0)
             }
-            var headers = digests.answerHeaders()
+            var headers = payload.digests.answerHeaders()
             headers[.eTag] = object.etag
             return Response(status: .ok, headers: headers)
         }

@@ -19,17 +19,14 @@ struct PartWriter {
     let parts: PartStore
 
     func put(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let app = try S3Authenticator.app(context, in: self.apps)
-        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
-        let query = context.query(of: request)
-        let (source, promise) = try S3Authenticator.authenticateBody(
+        let (authenticated, promise) = try S3Authenticator.objectWithBody(
             request,
-            app: app,
-            key: key,
-            query: query,
+            context: context,
+            apps: self.apps,
             now: self.parts.clock.unixSeconds
         )
-        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+        let (app, key, query) = (authenticated.app, authenticated.key, authenticated.query)
+        return try await CredentialNote.answer(authorisedBy: authenticated.source, request: request, context: context) {
             let number = try Self.partNumber(query.first("partNumber"))
             let id = query.first("uploadId") ?? ""
             await self.parts.freeExpired()
@@ -96,48 +93,20 @@ struct PartWriter {
         promise: PayloadPromise
     ) async throws -> ObjectMetadata {
         let (store, clock) = (self.uploads.store, self.parts.clock)
-        var streaming: (mode: AWSChunkedMode, seed: SigV4.StreamingSeed)?
-        if case .streaming(let mode, let seed) = promise { streaming = (mode, seed) }
-        let digests = try PayloadDigests(request, query: query, trailers: streaming?.mode.hasTrailer ?? false)
-        @Sendable func save<Body: AsyncSequence & Sendable>(
-            _ body: Body
-        ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
-            try await store.put(storeKey, body: body, maxBytes: limit) { summary in
-                try promise.check(summary)
-                var attributes = ObjectAttributes(contentType: "application/octet-stream", created: clock.now)
-                try digests.seal(&attributes)
-                return attributes
-            }
-        }
-        guard let streaming else {
-            return try await self.uploads.receivePiece(
-                request,
-                app: app,
-                limit: limit,
-                declaredLength: nil,
-                decode: { DigestedBody(base: $0, digests: digests) },
-                store: { try await save($0) }
-            )
-        }
-        let decodedLength = try AWSChunkedDecoder.decodedLength(request.headers[ObjectWriter.decodedLengthHeader])
+        let payload = try S3Payload(request, query: query, promise: promise)
         return try await self.uploads.receivePiece(
             request,
             app: app,
             limit: limit,
-            declaredLength: Int(clamping: decodedLength),
-            decode: {
-                DigestedBody(
-                    base: try AWSChunkedBody(
-                        $0,
-                        mode: streaming.mode,
-                        seed: streaming.seed,
-                        decodedLength: decodedLength,
-                        onTrailers: digests.take
-                    ),
-                    digests: digests
-                )
-            },
-            store: { try await save($0) }
+            declaredLength: payload.declaredLength,
+            decode: { try payload.body($0) },
+            store: { body in
+                try await store.put(storeKey, body: body, maxBytes: limit) { summary in
+                    var attributes = ObjectAttributes(contentType: "application/octet-stream", created: clock.now)
+                    try payload.seal(summary, &attributes)
+                    return attributes
+                }
+            }
         )
     }
 
@@ -154,7 +123,11 @@ struct PartWriter {
         let range = try Self.copyRange(request.headers[Self.copyRangeHeader], size: source.size)
         guard range.count <= limit else { throw UploadFailure.tooLarge(limit: limit) }
         let digests = PayloadDigests()
-        let body = DigestedBody(base: StoredBody(store: store, key: sourceKey, range: range), digests: digests)
+        let body = PayloadBody(
+            base: StoredBody(store: store, key: sourceKey, range: range),
+            chunked: nil,
+            digests: digests
+        )
         return try await store.put(storeKey, body: body, maxBytes: range.count) { _ in
             var attributes = ObjectAttributes(contentType: "application/octet-stream", created: self.parts.clock.now)
             try digests.seal(&attributes)

@@ -152,25 +152,3 @@ final class PayloadDigests: Sendable {
         return [name: Base64.encode(digests.checksum, .standard)]
     }
 }
-
-/// A body whose every chunk passes through `PayloadDigests` on its way to the store.
-struct DigestedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
-    typealias Element = ByteBuffer
-    let base: Base
-    let digests: PayloadDigests
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var base: Base.AsyncIterator
-        let digests: PayloadDigests
-
-        mutating func next() async throws -> ByteBuffer? {
-            guard let chunk = try await self.base.next() else { return nil }
-            self.digests.update(chunk)
-            return chunk
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: self.base.makeAsyncIterator(), digests: self.digests)
-    }
-}

@@ -28,20 +28,9 @@ struct PostForm {
     static func read(_ reader: MultipartReader) async throws -> PostForm {
         var form = PostForm()
         var budget = PostPolicy.maximumFormLength
-        var headers = MultipartPartHeaders()
-        while let event = try await reader.next() {
-            let first: ByteBuffer?
-            switch event {
-            case .header(let name, let value):
-                headers.add(name: name, value: value)
-                continue
-            case .body(let buffer): first = buffer
-            case .partEnd: first = nil
-            }
-            let part = headers
-            headers = MultipartPartHeaders()
-            var body = MultipartPartBody(reader: reader, first: first).makeAsyncIterator()
-            if first == nil { body.done = true }
+        while let next = try await reader.nextPart() {
+            let part = next.headers
+            var body = next.body
             let name = part.name ?? ""
             if name.lowercased() == "file" {
                 form.fileName = part.fileName

@@ -65,34 +65,73 @@ enum S3Authenticator {
         return .presigned
     }
 
-    /// The credential of a request whose body streams into the store (PutObject, UploadPart), checked before
-    /// a byte of the body is read, and what its signature promises about that body.
+    /// An object request whose credential checked out: its app (the bucket), key, query and credential.
+    struct ObjectRequest {
+        let app: MediaApp
+        let key: ObjectKey
+        let query: QueryItems
+        let source: CredentialSource
+    }
+
+    /// The app, key and credential of a request to an object that carries no body, or a small one read whole
+    /// (a delete, a multipart call).
     ///
     /// - Parameters:
     ///   - request: the request.
-    ///   - app: the bucket's app.
-    ///   - key: the object.
-    ///   - query: the request's query.
+    ///   - context: its context, with the route's `app` parameter.
+    ///   - apps: the apps served.
     ///   - now: the clock's Unix time.
-    /// - Returns: which credential passed, and the promise to hold the body to (none for a presigned query).
-    /// - Throws: `AccessDenied` or `SignatureRefusal` with S3's code; what `PayloadPromise` throws for an
-    ///   `x-amz-content-sha256` it does not take.
-    static func authenticateBody(
+    ///   - payload: the body, read whole, of a request that has one; nil for none.
+    /// - Returns: the request, authenticated.
+    /// - Throws: 404 `NoSuchBucket`, 400 `InvalidURI` for the key, and what `authenticate` throws.
+    static func object(
         _ request: Request,
-        app: MediaApp,
-        key: ObjectKey,
-        query: QueryItems,
+        context: AppRequestContext,
+        apps: AppRegistry,
+        now: Int64,
+        payload: ByteBuffer? = nil
+    ) throws -> ObjectRequest {
+        let app = try Self.app(context, in: apps)
+        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
+        let query = context.query(of: request)
+        let source = try Self.authenticate(request, app: app, key: key, query: query, now: now, payload: payload)
+        return ObjectRequest(app: app, key: key, query: query, source: source)
+    }
+
+    /// The app, key and credential of a request whose body streams into the store (PutObject, UploadPart),
+    /// checked before a byte of the body is read, and what its signature promises about that body.
+    ///
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - context: its context, with the route's `app` parameter.
+    ///   - apps: the apps served.
+    ///   - now: the clock's Unix time.
+    /// - Returns: the request, authenticated, and the promise to hold the body to (none for a presigned query
+    ///   or SigV2).
+    /// - Throws: 404 `NoSuchBucket`, 400 `InvalidURI`; `AccessDenied` or `SignatureRefusal` with S3's code;
+    ///   what `PayloadPromise` throws for an `x-amz-content-sha256` it does not take.
+    static func objectWithBody(
+        _ request: Request,
+        context: AppRequestContext,
+        apps: AppRegistry,
         now: Int64
-    ) throws -> (source: CredentialSource, promise: PayloadPromise) {
+    ) throws -> (request: ObjectRequest, promise: PayloadPromise) {
+        let app = try Self.app(context, in: apps)
+        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
+        let query = context.query(of: request)
+        let (source, promise): (CredentialSource, PayloadPromise)
         if HeaderSignature.isPresent(in: request) {
             let signed = try HeaderSignature.verify(request, app: app, query: query, now: now)
-            return (.s3HeaderSigV4, try PayloadPromise(signed))
-        }
-        if HeaderSignature.isSigV2(request) {
+            (source, promise) = (.s3HeaderSigV4, try PayloadPromise(signed))
+        } else if HeaderSignature.isSigV2(request) {
             // SigV2 signs no payload.
             try HeaderSignature.verifySigV2(request, app: app, query: query, now: now)
-            return (.s3HeaderSigV2, .unsigned)
+            (source, promise) = (.s3HeaderSigV2, .unsigned)
+        } else {
+            (source, promise) = (
+                try PresignedRequest.verify(request, app: app, key: key, query: query, now: now), .unsigned
+            )
         }
-        return (try PresignedRequest.verify(request, app: app, key: key, query: query, now: now), .unsigned)
+        return (ObjectRequest(app: app, key: key, query: query, source: source), promise)
     }
 }

@@ -30,6 +30,21 @@ struct S3XML {
 }
 
 extension S3XML {
+    /// A request's XML document (DeleteObjects', CompleteMultipartUpload's), read whole.
+    ///
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - limit: the most bytes read.
+    /// - Returns: the body.
+    /// - Throws: 400 `MalformedXML` past `limit`, as S3 answers a document it will not read.
+    static func document(of request: Request, upTo limit: Int) async throws -> ByteBuffer {
+        do {
+            return try await request.body.collect(upTo: limit)
+        } catch {
+            throw S3Error.malformedXML
+        }
+    }
+
     /// Text inside the element being written.
     mutating func characters(_ value: String) {
         self.text += S3Error.escape(value)

@@ -51,6 +51,28 @@ final class MultipartReader {
         return self.pending[self.position]
     }
 
+    /// The next part: its headers, and its body to read (or read past) before asking for the next one.
+    ///
+    /// - Returns: the part, or nil once the body ended after its close delimiter.
+    /// - Throws: what `next` throws.
+    func nextPart() async throws -> (headers: MultipartPartHeaders, body: MultipartPartBody.AsyncIterator)? {
+        var headers = MultipartPartHeaders()
+        while let event = try await self.next() {
+            let first: ByteBuffer?
+            switch event {
+            case .header(let name, let value):
+                headers.add(name: name, value: value)
+                continue
+            case .body(let buffer): first = buffer
+            case .partEnd: first = nil
+            }
+            var body = MultipartPartBody(reader: self, first: first).makeAsyncIterator()
+            if first == nil { body.done = true }
+            return (headers, body)
+        }
+        return nil
+    }
+
     /// The boundary parameter of a multipart/form-data Content-Type.
     static func boundary(contentType: String?) -> String? {
         guard let contentType else { return nil }

@@ -142,20 +142,9 @@ struct UploadReceiver: Sendable {
         var stored: ObjectMetadata?
         var fields: [String: ByteBuffer] = [:]
         do {
-            var headers = MultipartPartHeaders()
-            while let event = try await reader.next() {
-                let first: ByteBuffer?
-                switch event {
-                case .header(let name, let value):
-                    headers.add(name: name, value: value)
-                    continue
-                case .body(let buffer): first = buffer
-                case .partEnd: first = nil
-                }
-                let part = headers
-                headers = MultipartPartHeaders()
-                var body = MultipartPartBody(reader: reader, first: first).makeAsyncIterator()
-                if first == nil { body.done = true }
+            while let next = try await reader.nextPart() {
+                let part = next.headers
+                var body = next.body
                 if part.name == "file" {
                     guard stored == nil else { throw UploadFailure.input("only one file part is allowed") }
                     stored = try await self.store(
