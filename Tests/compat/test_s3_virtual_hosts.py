@@ -78,3 +78,11 @@ def test_a_host_that_names_no_app_is_path_style(server):
     status, body, _ = request(f"http://other.localhost:{port}/demo/fixtures/sample.pdf",
                               headers={"fat": fat(server)})
     assert status == 200 and body.startswith(b"%PDF")
+
+
+def test_a_path_that_names_the_app_stays_path_style(server):
+    """The links MockCDN hands out keep the app in their path, on whatever host the client used: on an app's
+    host they stay path-style (so a key that starts with the app's own name cannot be reached virtual-hosted)."""
+    port = urllib.parse.urlsplit(server).port
+    status, body, _ = request(f"http://demo.localhost:{port}/demo/fixtures/sample.pdf", headers={"fat": fat(server)})
+    assert status == 200 and body.startswith(b"%PDF")

@@ -5,8 +5,9 @@ import MockCDNCore
 /// Virtual-hosted S3 addressing: a request whose `Host` names an app in its first label, on a name of two
 /// labels or more (`demo.localhost`, `demo.s3.localhost`, `demo.cdn.example.test`), is routed as the
 /// path-style request `/demo/...` it stands for. Signatures cover the path as the client sent it, without the
-/// app (`signedPath`). An IP address, a first label that is no app, and a path under a route prefix
-/// (`/_mockcdn`, `/v1`, ...) are left as they are.
+/// app (`signedPath`). An IP address, a first label that is no app, a path under a route prefix (`/_mockcdn`,
+/// `/v1`, ...) and a path that starts with the app itself (`/demo/...`, the links MockCDN hands out on that
+/// host) are left as they are.
 enum VirtualHost {
     /// Internal: the app a request named by its `Host`. Only `Responder` sets it, after removing any a client
     /// sent.
@@ -52,7 +53,10 @@ enum VirtualHost {
             head.headerFields[VirtualHost.header] = nil
             let path = head.path ?? "/"
             let first = path.dropFirst().prefix { $0 != "/" && $0 != "?" }
-            if let app = VirtualHost.app(named: head.authority, in: self.apps), !self.reserved.contains(String(first)) {
+            // A path that already names the app stays path-style: the links MockCDN hands out on that host.
+            if let app = VirtualHost.app(named: head.authority, in: self.apps), first != app,
+                !self.reserved.contains(String(first))
+            {
                 head.path = "/" + app + (path.hasPrefix("/?") || path == "/" ? String(path.dropFirst()) : path)
                 head.headerFields[VirtualHost.header] = app
             } else if request.headers[VirtualHost.header] == nil {

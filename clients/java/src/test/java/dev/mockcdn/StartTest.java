@@ -62,6 +62,8 @@ class StartTest {
     /** A server that closes its stdout first, then writes its reason and exits: it is not killed before it wrote. */
     @Test
     void aReasonWrittenAfterStdoutClosedIsKept(@TempDir Path folder) throws IOException {
+        // The pause only orders the write after stdout's end; the helper waits for the exit, so no timing can make
+        // this pass or fail by chance (the old helper killed the server at stdout's end, before any pause ended).
         Path server = script(folder, "exec >&-", "sleep 0.5", "echo 'Error: written after stdout closed' >&2", "exit 3");
         MockCDNException refused = assertThrows(MockCDNException.class,
                 () -> MockCDN.start(LaunchOptions.defaults().withBinary(server)));
@@ -76,6 +78,8 @@ class StartTest {
      */
     @Test
     void aReasonTheStderrPumpHasNotReadYetIsKept(@TempDir Path folder) throws IOException {
+        // No margin: the helper reads stderr to its end whatever the timing; the pause and the slow first line only
+        // make the old helper's race (kill before the pump read the reason) certain.
         Path server = script(folder, "echo 'starting' >&2", "sleep 0.3", "echo 'Error: the reason' >&2", "exit 3");
         PrintStream stderr = System.err;
         System.setErr(new SlowFirstLine(stderr, Duration.ofSeconds(1)));
