@@ -76,6 +76,12 @@ py-deps: venv
 	@if [ -d "$(VENV)/crt/awscrt" ]; then :; else \
 		echo "installing awscrt into $(VENV)/crt"; python3 -m pip install -q --target "$(VENV)/crt" awscrt; \
 	fi
+	@# s3fs, minio-py and aiobotocore apart, in .venv/s3clients: aiobotocore pins a botocore of its own, which would
+	@# move the boto3 and awscli every other test runs; their test runs them in a process of its own.
+	@if [ -d "$(VENV)/s3clients/s3fs" ] && [ -d "$(VENV)/s3clients/minio" ] && [ -d "$(VENV)/s3clients/aiobotocore" ]; then :; else \
+		echo "installing s3fs minio aiobotocore into $(VENV)/s3clients"; \
+		python3 -m pip install -q --target "$(VENV)/s3clients" s3fs minio aiobotocore 2>&1 | grep -v "dependency resolver\|requires botocore" || true; \
+	fi
 	@# The Python helper (clients/python), editable: its suite runs the code in the checkout.
 	@if python3 -c "import mockcdn.pytest_plugin" 2>/dev/null; then :; else \
 		echo "installing clients/python"; python3 -m pip install -q -e clients/python; \
