@@ -4,9 +4,9 @@ import MockCDNCore
 
 /// PutObject and CopyObject (`PUT /{app}/{key}`, `ObjectCopier` when `x-amz-copy-source` names a source):
 /// signed in the `Authorization` header (SigV4, SigV2) or presigned (SigV4, SigV2) with the app's keys. The
-/// body streams into the store under the app's upload policy, its signed
-/// payload hash and checksums checked before it replaces anything; `If-None-Match: *` and `If-Match` make
-/// the write conditional. The answer is S3's: 200 with the ETag, no body.
+/// body streams into the store under the app's upload policy (`S3Payload`: aws-chunked framing off, digests
+/// taken), its signed payload hash and checksums checked before it replaces anything; `If-None-Match: *` and
+/// `If-Match` make the write conditional. The answer is S3's: 200 with the ETag (the body's MD5), no body.
 struct ObjectWriter {
     let apps: AppRegistry
     let clock: MockClock

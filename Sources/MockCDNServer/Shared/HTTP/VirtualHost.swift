@@ -37,7 +37,7 @@ enum VirtualHost {
     /// - Returns: the path the signature covers.
     static func signedPath(_ path: String, of request: Request) -> String {
         guard let app = request.headers[Self.header], path.hasPrefix("/" + app) else { return path }
-        let rest = path.dropFirst(app.utf8.count + 1)
+        let rest = path.dropFirst(app.count + 1)
         return rest.isEmpty ? "/" : String(rest)
     }
 
