@@ -82,10 +82,11 @@ public enum XMLText {
         return result + rest
     }
 
-    /// Text escaped for an element's content.
+    /// Text escaped for an element's content: `&`, `<`, `>` and `"` as entities, and the control characters
+    /// XML 1.0 cannot carry dropped (tab and newline stay).
     ///
     /// - Parameter text: any text.
-    /// - Returns: the text with `&`, `<` and `>` escaped.
+    /// - Returns: the text as XML can hold it.
     public static func escaped(_ text: String) -> String {
         var result = ""
         for character in text {
@@ -93,7 +94,11 @@ public enum XMLText {
             case "&": result += "&amp;"
             case "<": result += "&lt;"
             case ">": result += "&gt;"
-            default: result.append(character)
+            case "\"": result += "&quot;"
+            case "\n", "\t": result.append(character)
+            default:
+                if let ascii = character.asciiValue, ascii < 0x20 || ascii == 0x7f { continue }
+                result.append(character)
             }
         }
         return result

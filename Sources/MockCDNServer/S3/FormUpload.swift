@@ -103,9 +103,7 @@ struct FormUpload {
         fields: [(name: String, value: String)],
         policy: PostPolicy
     ) async throws -> ObjectMetadata {
-        let kind = UploadReceiver.kind(of: key)
-        let config = try await self.uploads.state.uploadConfig(kind, app: app)
-        let limit = UploadPolicy.sizeLimit(config)
+        let (kind, config, limit) = try await self.uploads.policy(for: key, app: app)
         let extras = try ObjectHeaders.extras(fields: fields)
         do {
             return try await self.uploads.store(

@@ -21,7 +21,7 @@ enum PayloadPromise: Sendable, Equatable {
             self = .unsigned
         } else if let mode = try AWSChunkedMode.streaming(payloadHash: payloadHash) {
             self = .streaming(mode, seed: signed.streamingSeed)
-        } else if payloadHash.utf8.count == 64, payloadHash.utf8.allSatisfy({ Self.isHexDigit($0) }) {
+        } else if payloadHash.utf8.count == 64, [UInt8](hexString: payloadHash) != nil {
             self = .sha256(payloadHash.lowercased())
         } else {
             throw S3Error(
@@ -50,10 +50,5 @@ enum PayloadPromise: Sendable, Equatable {
                 details: [("ClientComputedContentSHA256", promised), ("S3ComputedContentSHA256", computed)]
             )
         }
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import MockCDNCore
 import NIOCore
 
 /// An S3 XML answer, written element by element, every text escaped.
@@ -17,7 +18,7 @@ struct S3XML {
 
     /// `<name>value</name>`.
     mutating func element(_ name: String, _ value: String) {
-        self.text += "<\(name)>\(S3Error.escape(value))</\(name)>"
+        self.text += "<\(name)>\(XMLText.escaped(value))</\(name)>"
     }
 
     /// The answer: 200 (or `status`) with `application/xml`; no body for a HEAD.
@@ -47,7 +48,7 @@ extension S3XML {
 
     /// Text inside the element being written.
     mutating func characters(_ value: String) {
-        self.text += S3Error.escape(value)
+        self.text += XMLText.escaped(value)
     }
 }
 

@@ -64,10 +64,10 @@ struct S3Error: ErrorEnvelope, ExplainedRefusal {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n<Error><Code>\(Self.escape(self.code))</Code>"
-        xml += "<Message>\(Self.escape(self.message))</Message>"
-        for (name, value) in self.details { xml += "<\(name)>\(Self.escape(value))</\(name)>" }
-        xml += "<RequestId>\(Self.escape(context.id))</RequestId></Error>"
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n<Error><Code>\(XMLText.escaped(self.code))</Code>"
+        xml += "<Message>\(XMLText.escaped(self.message))</Message>"
+        for (name, value) in self.details { xml += "<\(name)>\(XMLText.escaped(value))</\(name)>" }
+        xml += "<RequestId>\(XMLText.escaped(context.id))</RequestId></Error>"
         var headers = self.headers
         headers[.contentType] = "application/xml"
         // HEAD answers carry no body, but the same status and headers.
@@ -75,12 +75,6 @@ struct S3Error: ErrorEnvelope, ExplainedRefusal {
         return Response(status: self.status, headers: headers, body: body)
     }
 
-    /// XML-escapes text, dropping control characters XML 1.0 cannot carry.
-    static func escape(_ text: String) -> String {
-        text.filter { $0 == "\n" || $0 == "\t" || !($0.asciiValue.map { $0 < 0x20 || $0 == 0x7f } ?? false) }
-            .replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
 }
 
 extension S3Error {

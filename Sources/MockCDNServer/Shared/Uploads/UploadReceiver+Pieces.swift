@@ -17,7 +17,7 @@ extension UploadReceiver {
         for key: ObjectKey,
         app: MediaApp
     ) async throws -> (kind: UploadPolicy.Kind, config: UploadConfig, limit: Int) {
-        let kind: UploadPolicy.Kind = key.rawValue.split(separator: "/").dropFirst().first == "images" ? .image : .file
+        let kind = Self.kind(of: key)
         let config = try await self.state.uploadConfig(kind, app: app)
         return (kind, config, UploadPolicy.sizeLimit(config))
     }
