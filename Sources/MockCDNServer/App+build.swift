@@ -88,6 +88,8 @@ func addSurfaces(
         reset: services.reset
     )
     control.addMiddleware(to: router)
+    // Inside the journal, so that its 405 is journaled.
+    _ = router.add(middleware: UnroutedMethodMiddleware(reserved: routePrefixes))
     control.addRoutes(to: router)
     StreamAPI(
         apps: services.apps,

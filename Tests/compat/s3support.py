@@ -3,11 +3,14 @@ journal, and an S3 refusal as (status, code)."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
 import http.client
 import json
+import ssl
+import threading
 import time
 import urllib.parse
 import zlib
@@ -168,3 +171,70 @@ def fat(server: str) -> str:
                               {"Content-Type": "application/json"})
     assert status == 200, body
     return json.loads(body)["token"]
+
+
+class TamperingProxy:
+    """A TCP relay in front of a server that changes what a client sends: one byte of each piece it relays that
+    holds `MARKER`, so a test body of `Z`s (which no request head, chunk header or signature holds) arrives
+    changed after the client signed and checksummed it, and arrives changed again when the client retries.
+    With `certificate` and `key` it ends TLS, as a client that sends aws-chunked bodies only over HTTPS needs,
+    and relays plain HTTP. Runs its own event loop in a thread; use it in a `with`."""
+
+    MARKER, CHANGED = b"ZZZZZZZZ", b"ZZZZYZZZ"
+
+    def __init__(self, upstream: str, certificate: str | None = None, key: str | None = None):
+        parts = urllib.parse.urlsplit(upstream)
+        self.upstream = parts.hostname, parts.port
+        self.tls = None
+        if certificate:
+            self.tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            self.tls.load_cert_chain(certificate, key)
+        self.scheme, self.port, self.changed = "https" if certificate else "http", 0, 0
+        self._ready = threading.Event()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_until_complete, args=(self._serve(),), daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"{self.scheme}://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> "TamperingProxy":
+        self._thread.start()
+        assert self._ready.wait(30), "the proxy did not start listening"
+        return self
+
+    def __exit__(self, *_) -> None:
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(30)
+        self._loop.close()
+
+    async def _serve(self) -> None:
+        self._stop = asyncio.Event()
+        listener = await asyncio.start_server(self._relay, "127.0.0.1", 0, ssl=self.tls)
+        self.port = listener.sockets[0].getsockname()[1]
+        self._ready.set()
+        async with listener:
+            await self._stop.wait()
+        relays = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in relays:
+            task.cancel()
+        await asyncio.gather(*relays, return_exceptions=True)
+
+    async def _relay(self, client_reader, client_writer) -> None:
+        try:
+            server_reader, server_writer = await asyncio.open_connection(*self.upstream)
+            await asyncio.gather(self._pipe(client_reader, server_writer, tamper=True),
+                                 self._pipe(server_reader, client_writer, tamper=False), return_exceptions=True)
+        except asyncio.CancelledError:
+            client_writer.close()  # the proxy stops
+
+    async def _pipe(self, reader, writer, tamper: bool) -> None:
+        try:
+            while data := await reader.read(65536):
+                if tamper and self.MARKER in data:
+                    data = data.replace(self.MARKER, self.CHANGED, 1)
+                    self.changed += 1
+                writer.write(data)
+                await writer.drain()
+        finally:
+            writer.close()

@@ -23,7 +23,8 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from support import jwt, read_response, request
+from s3support import HeaderSigner
+from support import API_SECRET, jwt, read_response, request
 
 UPLOAD = "/channels/messaging/early/file?api_key=demo-key"
 BOUNDARY = "early"
@@ -62,6 +63,16 @@ def presigned_put(base: str) -> str:
     return json.loads(answer)["uploads"][0]["url"]
 
 
+def s3_head(base: str, method: str, target: str, length: int, secret: str = API_SECRET) -> bytes:
+    """A header-signed S3 request head (an unsigned payload) announcing `length` bytes, with
+    `Expect: 100-continue`, as botocore sends a PutObject."""
+    headers = HeaderSigner(secret=secret).sign(method, base + target, {"content-length": str(length),
+                                                                       "expect": "100-continue"},
+                                               "UNSIGNED-PAYLOAD")[0]
+    lines = [f"{method} {target} HTTP/1.1"] + [f"{name}: {value}" for name, value in headers.items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
 def early_refusals(base: str) -> dict[str, tuple[bytes, int]]:
     """Each kind of refusal given before the body is read: the request head (announcing a body it does not
     send) and the status."""
@@ -70,6 +81,12 @@ def early_refusals(base: str) -> dict[str, tuple[bytes, int]]:
     put = (f"PUT {url.path}?{tampered} HTTP/1.1\r\nHost: {url.netloc}\r\nContent-Type: text/plain\r\n"
            "Content-Length: 4096\r\nExpect: 100-continue\r\n\r\n").encode()
     return {
+        "400 S3 EntityTooLarge by Content-Length": (s3_head(base, "PUT", "/demo/early/huge.bin", 200 * 1024 * 1024),
+                                                    400),
+        "403 S3 PutObject with the wrong secret": (s3_head(base, "PUT", "/demo/early/a.bin", 4096, "wrong"), 403),
+        "404 S3 UploadPart of no upload": (s3_head(base, "PUT", "/demo/early/a.bin?partNumber=1&uploadId=none", 4096),
+                                           404),
+        "405 S3 PATCH": (s3_head(base, "PATCH", "/demo/early/a.bin", 4096), 405),
         "401 no credential": (upload_head(None, 2_000_000, expect=True), 401),
         "413 by Content-Length": (upload_head(jwt(), 200 * 1024 * 1024, expect=True), 413),
         "403 a tampered presigned PUT": (put, 403),

@@ -464,6 +464,9 @@ def test_settings_report_the_upload_limits(served):
     ("upload_url_ttl: 604801", "upload_url_ttl must be 60...604800 seconds"),
     ("upload_stall_timeout: 0", "upload_stall_timeout must be 1...3600 seconds"),
     ("upload_stall_timeout: 3601", "upload_stall_timeout must be 1...3600 seconds"),
+    ("s3_size_limit: 1", None), ("s3_size_limit: 5497558138880", None),
+    ("s3_size_limit: 0", "s3_size_limit must be 1...5497558138880 (bytes, up to 5 TiB)"),
+    ("s3_size_limit: 5497558138881", "s3_size_limit must be 1...5497558138880 (bytes, up to 5 TiB)"),
 ])
 def test_each_bound_of_the_upload_settings_at_start(tmp_path, line, error):
     path = tmp_path / "apps.yaml"

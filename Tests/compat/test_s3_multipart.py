@@ -16,6 +16,7 @@ import subprocess
 import uuid
 import xml.etree.ElementTree as ET
 
+import boto3
 import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
@@ -57,12 +58,12 @@ def part_numbers(client, key: str, upload: str) -> list[int]:
     return [part["PartNumber"] for part in client.list_parts(Bucket="demo", Key=key, UploadId=upload).get("Parts", [])]
 
 
-def open_upload(client, key: str, parts: list[bytes]) -> tuple[str, list[dict]]:
+def open_upload(client, key: str, parts: list[bytes], bucket: str = "demo") -> tuple[str, list[dict]]:
     """A new upload of `key` with `parts` uploaded; its id and the parts as CompleteMultipartUpload names them."""
-    upload = client.create_multipart_upload(Bucket="demo", Key=key)["UploadId"]
+    upload = client.create_multipart_upload(Bucket=bucket, Key=key)["UploadId"]
     sent = []
     for number, data in enumerate(parts, start=1):
-        etag = client.upload_part(Bucket="demo", Key=key, UploadId=upload, PartNumber=number, Body=data)["ETag"]
+        etag = client.upload_part(Bucket=bucket, Key=key, UploadId=upload, PartNumber=number, Body=data)["ETag"]
         sent.append({"PartNumber": number, "ETag": etag})
     return upload, sent
 
@@ -379,30 +380,75 @@ def test_a_refused_type_is_refused_at_completion(server):
     assert part_numbers(client, key, upload) == [1]
 
 
-def test_a_gibibyte_in_parts_keeps_memory_flat(tmp_path):
-    """1 GiB streamed in as 128 parts of 8 MiB into --data-dir, then the largest object the demo app's policy
-    allows (100 MiB) joined from the first 12: the server's peak RSS (VmHWM) stays within its idle RSS + 64 MiB.
-    The whole GiB as one object is 400 EntityTooLarge, before a byte is read: the upload policy's limit holds
-    for multipart uploads too. About 15 s on a 2-core machine with a debug build."""
-    with launch("--data-dir", str(tmp_path / "data")) as running:
-        client = s3(running.url)
-        # One upload first, so that what the first one allocates for good counts as idle.
-        warm = fresh_key()
-        upload, parts = open_upload(client, warm, [b"w" * PART])
-        client.complete_multipart_upload(Bucket="demo", Key=warm, UploadId=upload, MultipartUpload={"Parts": parts})
-        idle = running.status("VmRSS")
-        key, piece = fresh_key("large.bin"), os.urandom(8 * MiB)
-        upload, parts = open_upload(client, key, [piece] * 128)
-        assert refused(lambda: client.complete_multipart_upload(
-            Bucket="demo", Key=key, UploadId=upload, MultipartUpload={"Parts": parts})) == (400, "EntityTooLarge")
-        done = client.complete_multipart_upload(Bucket="demo", Key=key, UploadId=upload,
-                                                MultipartUpload={"Parts": parts[:12]})
-        peak = running.status("VmHWM")
-        print(f"idle VmRSS {idle} kB, peak VmHWM {peak} kB, growth {peak - idle} kB")
-        assert peak - idle <= 64 * 1024, (idle, peak)
-        assert done["ETag"] == multipart_etag([piece] * 12)
-        assert client.head_object(Bucket="demo", Key=key)["ContentLength"] == 96 * MiB
-        # Across the boundary of parts 11 and 12.
-        start = 88 * MiB - 10
-        across = client.get_object(Bucket="demo", Key=key, Range=f"bytes={start}-{start + 19}")["Body"].read()
-        assert across == piece[-10:] + piece[:10]
+# Two apps whose upload policy takes files of 8 MiB at most; `large` lets S3-addressed writes store 2 GiB.
+LIMITS = """apps:
+  - app_id: capped
+    api_key: capped-key
+    api_secret: capped-secret-at-least-32-bytes-long!!
+    file_upload_config: { size_limit: 8388608 }
+  - app_id: large
+    api_key: large-key
+    api_secret: large-secret-at-least-32-bytes-long!!
+    file_upload_config: { size_limit: 8388608 }
+    s3_size_limit: 2147483648
+"""
+
+
+@pytest.fixture
+def limits(tmp_path):
+    """A server with the apps of `LIMITS`, storing into --data-dir."""
+    config = tmp_path / "limits.yaml"
+    config.write_text(LIMITS)
+    with launch("--config", str(config), "--data-dir", str(tmp_path / "data")) as running:
+        yield running
+
+
+def client_of(running, app: str):
+    return boto3.session.Session().client("s3", endpoint_url=running.url, aws_access_key_id=f"{app}-key",
+                                          aws_secret_access_key=f"{app}-secret-at-least-32-bytes-long!!")
+
+
+def test_the_upload_policy_limit_holds_for_s3_writes_unless_s3_size_limit_lifts_it(limits):
+    """`capped` refuses an object over its 8 MiB, put whole (before its body is read) or joined from parts (at
+    completion, keeping the parts): 400 EntityTooLarge, nothing stored. `large`, with `s3_size_limit`, stores
+    both."""
+    parts = [b"a" * PART, b"b" * PART]
+    capped, large = client_of(limits, "capped"), client_of(limits, "large")
+    key = fresh_key()
+    assert refused(lambda: capped.put_object(Bucket="capped", Key=key, Body=b"x" * (9 * MiB))) == (
+        400, "EntityTooLarge")
+    upload, sent = open_upload(capped, key, parts, bucket="capped")
+    assert refused(lambda: capped.complete_multipart_upload(
+        Bucket="capped", Key=key, UploadId=upload, MultipartUpload={"Parts": sent})) == (400, "EntityTooLarge")
+    assert refused(lambda: capped.head_object(Bucket="capped", Key=key)) == (404, "404")
+    assert [part["PartNumber"] for part in capped.list_parts(Bucket="capped", Key=key, UploadId=upload)["Parts"]] == [
+        1, 2]
+    large.put_object(Bucket="large", Key=key, Body=b"x" * (9 * MiB))
+    upload, sent = open_upload(large, key + ".joined", parts, bucket="large")
+    large.complete_multipart_upload(Bucket="large", Key=key + ".joined", UploadId=upload,
+                                    MultipartUpload={"Parts": sent})
+    assert large.head_object(Bucket="large", Key=key + ".joined")["ContentLength"] == 2 * PART
+
+
+def test_a_gibibyte_in_parts_keeps_memory_flat(limits):
+    """1 GiB streamed in as 128 parts of 8 MiB into --data-dir and joined into one object (by `large`, whose
+    `s3_size_limit` is 2 GiB): the server's peak RSS (VmHWM) stays within its idle RSS + 64 MiB. About 30 s
+    on a 2-core machine with a debug build."""
+    client = client_of(limits, "large")
+    # One upload first, so that what the first one allocates for good counts as idle.
+    warm = fresh_key()
+    upload, parts = open_upload(client, warm, [b"w" * PART], bucket="large")
+    client.complete_multipart_upload(Bucket="large", Key=warm, UploadId=upload, MultipartUpload={"Parts": parts})
+    idle = limits.status("VmRSS")
+    key, piece = fresh_key("large.bin"), os.urandom(8 * MiB)
+    upload, parts = open_upload(client, key, [piece] * 128, bucket="large")
+    done = client.complete_multipart_upload(Bucket="large", Key=key, UploadId=upload, MultipartUpload={"Parts": parts})
+    peak = limits.status("VmHWM")
+    print(f"idle VmRSS {idle} kB, peak VmHWM {peak} kB, growth {peak - idle} kB")
+    assert peak - idle <= 64 * 1024, (idle, peak)
+    assert done["ETag"] == multipart_etag([piece] * 128)
+    assert client.head_object(Bucket="large", Key=key)["ContentLength"] == 1024 * MiB
+    # Across the boundary of parts 100 and 101.
+    start = 800 * MiB - 10
+    across = client.get_object(Bucket="large", Key=key, Range=f"bytes={start}-{start + 19}")["Body"].read()
+    assert across == piece[-10:] + piece[:10]

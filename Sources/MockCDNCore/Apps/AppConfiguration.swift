@@ -53,6 +53,10 @@ public struct AppConfiguration: Sendable, Equatable {
     public var uploadURLTTL: Int64
     /// Seconds a presigned PUT may go without receiving a byte before it fails as stalled (CometChat: 30).
     public var uploadStallTimeout: Int64
+    /// The largest object an S3-addressed write (PutObject, a completed multipart upload, a POST form) may
+    /// make, in bytes, for a backend that keeps larger media in its bucket than its users may upload. Nil:
+    /// the app's upload policy for the key's kind, as for Stream's and CometChat's uploads.
+    public var s3SizeLimit: Int?
 
     /// CometChat's two media URL modes.
     public enum MediaURLAccess: String, Sendable, Equatable, CaseIterable {
@@ -72,6 +76,8 @@ public struct AppConfiguration: Sendable, Equatable {
     /// The bounds of `uploadStallTimeout`: a second to an hour.
     public static let uploadStallTimeoutRange: ClosedRange<Int64> = 1...3600
     public static let defaultUploadStallTimeout: Int64 = 30
+    /// The bounds of `s3SizeLimit`: a byte to S3's largest object, 5 TiB.
+    public static let s3SizeLimitRange: ClosedRange<Int> = 1...(5 << 40)
     /// The most files one request for upload URLs may name (CometChat: 10 per upload group).
     public static let maximumUploadFiles = 10
 

@@ -17,6 +17,8 @@ import Yams
 ///     inline_active_content: false     # serve HTML/SVG/XML/JS inline, unsandboxed; default false
 ///     media_url_access: fat            # CometChat media URLs: fat (plain) or presigned (CloudFront canned)
 ///     presigned_url_ttl: 86400         # seconds, 900...2592000, of those presigned media URLs; default 1 day
+///     s3_size_limit: 2147483648        # bytes, up to 5 TiB, an S3-addressed write may store; default: the
+///                                      # upload policy's limit for the key's kind (100 MiB at most)
 ///     keys:                            # default: one RSA-2048 pair derived from api_secret
 ///       - id: KACME000000001
 ///         status: active               # active | accepted | retired
@@ -57,6 +59,7 @@ public struct ConfigurationFile: Decodable, Sendable {
         let presignedURLTTL: Int64?
         let uploadURLTTL: Int64?
         let uploadStallTimeout: Int64?
+        let s3SizeLimit: Int?
         let keys: [Key]?
         let fileUploadConfig: UploadConfig?
         let imageUploadConfig: UploadConfig?
@@ -75,6 +78,7 @@ public struct ConfigurationFile: Decodable, Sendable {
             case presignedURLTTL = "presigned_url_ttl"
             case uploadURLTTL = "upload_url_ttl"
             case uploadStallTimeout = "upload_stall_timeout"
+            case s3SizeLimit = "s3_size_limit"
             case fileUploadConfig = "file_upload_config"
             case imageUploadConfig = "image_upload_config"
         }
@@ -95,7 +99,7 @@ public struct ConfigurationFile: Decodable, Sendable {
             "app_id": .value, "api_key": .value, "api_secret": .value, "region": .value, "s3_region": .value,
             "link_ttl": .value, "presign_ttl": .value, "max_source_pixels": .value, "inline_active_content": .value,
             "media_url_access": .value, "presigned_url_ttl": .value, "upload_url_ttl": .value,
-            "upload_stall_timeout": .value, "keys": .list(key),
+            "upload_stall_timeout": .value, "s3_size_limit": .value, "keys": .list(key),
             "file_upload_config": uploadConfig, "image_upload_config": uploadConfig,
         ])
         let server = MemberShape.object(
@@ -229,6 +233,15 @@ public struct ConfigurationFile: Decodable, Sendable {
                 path
             ) {
                 configuration.uploadStallTimeout = seconds
+            }
+            if let limit = app.s3SizeLimit {
+                guard AppConfiguration.s3SizeLimitRange.contains(limit) else {
+                    throw MockCDNError.invalidConfiguration(
+                        "\(path): app \(app.appID): s3_size_limit must be 1...\(AppConfiguration.s3SizeLimitRange.upperBound) "
+                            + "(bytes, up to 5 TiB)"
+                    )
+                }
+                configuration.s3SizeLimit = limit
             }
             configuration.keyPairs = try (app.keys ?? []).map { key in
                 func read(_ relative: String?) throws -> String? {

@@ -51,11 +51,12 @@ struct FormUpload {
         guard let boundary = MultipartReader.boundary(contentType: request.headers[.contentType]) else {
             throw Self.malformed
         }
-        // The app's limit depends on the key, which the form names: the body is held to the largest any app
-        // allows, and the file to the app's limit once the key is known.
-        let bound = UploadPolicy.defaultSizeLimit + UploadReceiver.multipartAllowance
+        // The app's limit depends on the key, which the form names: the body is held to the largest any key
+        // of the app allows, and the file to the key's limit once the key is known.
+        let largest = S3Limits.request(to: app)
+        let bound = largest + UploadReceiver.multipartAllowance
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > bound {
-            throw UploadFailure.tooLarge(limit: UploadPolicy.defaultSizeLimit)
+            throw UploadFailure.tooLarge(limit: largest)
         }
         let epoch = self.uploads.epoch.current
         let watch = StallWatch(seconds: self.uploads.stallTimeout(for: app))
@@ -103,7 +104,8 @@ struct FormUpload {
         fields: [(name: String, value: String)],
         policy: PostPolicy
     ) async throws -> ObjectMetadata {
-        let (kind, config, limit) = try await self.uploads.policy(for: key, app: app)
+        let (kind, config, _) = try await self.uploads.policy(for: key, app: app)
+        let limit = try await S3Limits.request(to: key, app: app, uploads: self.uploads)
         let extras = try ObjectHeaders.extras(fields: fields)
         do {
             return try await self.uploads.store(

@@ -99,6 +99,7 @@ struct MultipartController {
                     selected.map { ($0.storeKey, $0.size) },
                     into: key,
                     app: app,
+                    limit: try await S3Limits.object(at: key, app: app, uploads: self.uploads),
                     declaredType: upload.contentType,
                     extras: upload.extras
                 ) { [uploads = self.parts.uploads] _, attributes in

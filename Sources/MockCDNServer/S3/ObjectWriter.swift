@@ -29,6 +29,7 @@ struct ObjectWriter {
             let payload = try S3Payload(request, query: query, promise: promise)
             try await condition.check(self.uploads.store, key: key)
             let upload = RawUpload(
+                limit: try await S3Limits.request(to: key, app: app, uploads: self.uploads),
                 extras: try ObjectHeaders.extras(from: request),
                 allowsEmpty: true,
                 declaredLength: payload.declaredLength,

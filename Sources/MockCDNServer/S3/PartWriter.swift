@@ -33,7 +33,7 @@ struct PartWriter {
             // Before the body: a part for no upload is refused without reading it.
             _ = try self.parts.uploads.upload(id, key: key, now: self.parts.clock.now)
             let storeKey = try MultipartUploads.storeKey(upload: id, part: number)
-            let limit = try await self.uploads.policy(for: key, app: app).limit
+            let limit = try await S3Limits.request(to: key, app: app, uploads: self.uploads)
             let copying = request.headers[ObjectCopier.sourceHeader] != nil
             let stored =
                 copying

@@ -7,6 +7,8 @@ import Synchronization
 struct RawUpload: Sendable {
     /// The most bytes the URL allows, when it names a limit below the app's.
     var bound: Int?
+    /// The size limit in place of the app's upload policy's, when another rule sets it (`S3Limits`).
+    var limit: Int?
     /// The uploader, when the URL names one.
     var owner: String?
     /// Metadata stored with the object (an S3 PUT's headers).
@@ -45,7 +47,7 @@ extension UploadReceiver {
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         try Self.checkFraming(request)
         let (kind, config, policyLimit) = try await self.policy(for: key, app: app)
-        let limit = min(upload.bound ?? .max, policyLimit)
+        let limit = min(upload.bound ?? .max, upload.limit ?? policyLimit)
         let length = request.headers[.contentLength].flatMap { Int($0) }
         if let declared = upload.declaredLength ?? length, declared > limit {
             throw UploadFailure.tooLarge(limit: limit)

@@ -67,14 +67,15 @@ extension UploadReceiver {
         }
     }
 
-    /// Stores pieces kept in the store, one after the other, as one object under the app's upload policy:
-    /// the size limit (checked on their sizes before a byte is read) and the type policy on the first bytes,
-    /// as `store` applies them to every upload. Reads one slice at a time, never the whole.
+    /// Stores pieces kept in the store, one after the other, as one object: within `limit` (checked on their
+    /// sizes before a byte is read), and under the app's type policy on the first bytes, as `store` applies
+    /// it to every upload. Reads one slice at a time, never the whole.
     ///
     /// - Parameters:
     ///   - pieces: the pieces' keys and sizes, in order.
     ///   - key: the object's key.
     ///   - app: the app that receives it.
+    ///   - limit: the most bytes the object may have.
     ///   - declaredType: the type the client declared for the object.
     ///   - extras: metadata stored with it.
     ///   - seal: the last check before commit; may add to the attributes (the object's ETag).
@@ -85,11 +86,12 @@ extension UploadReceiver {
         _ pieces: [(key: ObjectKey, size: Int)],
         into key: ObjectKey,
         app: MediaApp,
+        limit: Int,
         declaredType: String?,
         extras: [String: String],
         seal: @escaping @Sendable (ObjectIntake.Summary, inout ObjectAttributes) async throws -> Void
     ) async throws -> ObjectMetadata {
-        let (kind, config, limit) = try await self.policy(for: key, app: app)
+        let (kind, config, _) = try await self.policy(for: key, app: app)
         guard pieces.reduce(0, { $0 + $1.size }) <= limit else { throw UploadFailure.tooLarge(limit: limit) }
         let epoch = self.epoch.current
         let body = StoredPieces(pieces.map { StoredBody(store: self.store, key: $0.key, size: $0.size) })
