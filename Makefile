@@ -234,8 +234,10 @@ test-stress:
 		echo "test-stress: make test under stress-ng exited $$code after $$(( $$(date +%s) - start )) s"; exit $$code
 
 ## bench: every benchmark against its reference in one run; writes Benchmarks/results/latest.md.
-bench: deps
-	Benchmarks/bench.sh
+## make bench SECTIONS=s3-upload runs only the sections named and prints them (Benchmarks/bench.sh --help lists
+## them); BINARY=.build/release/mockcdn measures that build instead of the release tarball's.
+bench: deps venv
+	Benchmarks/bench.sh $(SECTIONS)
 
 ## bench-resize: per-request resize over HTTP against the same libvips operation in process (needs deps).
 bench-resize: deps release

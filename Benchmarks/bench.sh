@@ -1,11 +1,37 @@
 #!/usr/bin/env bash
 # `make bench`: every benchmark in one run, written to Benchmarks/results/latest.md. Installs what it lacks
-# (nginx, wrk, hyperfine with apt; moto[server] with pip). Pass --quick for 3 s wrk runs and 20 s of load.
+# (nginx, wrk, hyperfine with apt; moto[server] and awscli with pip). Pass --quick for 3 s wrk runs and 20 s of load.
 # BEFORE=REV (a commit, e.g. `make bench BEFORE=a36f5ea`) also builds that revision in .build/bench-before and
 # times it in the same rounds as the current build, for before-and-after ratios from one run; BEFORE may also
 # name a mockcdn binary built already.
+# BINARY=PATH measures that mockcdn binary (e.g. .build/release/mockcdn from `make release`) instead of building
+# the release tarball.
+#
+# Usage: Benchmarks/bench.sh [--quick] [SECTION...]   (make bench SECTIONS="SECTION...")
+# SECTIONs, in the order a whole run takes them:
+#   reads            signed GETs, startup and idle memory, next to nginx, bare Hummingbird and moto_server
+#   upload           100 MiB upload to --data-dir, peak RSS and throughput next to cp + sync
+#   upload-s3-store  the same upload with --store s3:// on moto_server
+#   s3-upload        `aws s3 cp` of 100 MiB (multipart) into MockCDN's S3 API and into moto_server
+#   resize           per-request resize next to in-process libvips, and a cached variant
+# With no SECTION every one runs and latest.md is rewritten; with some, only those run and are printed, and
+# latest.md is left alone.
 set -euo pipefail
+[ -z "${BINARY:-}" ] || BINARY=$(realpath "$BINARY")
 cd "$(dirname "$0")/.."
+quick=0
+chosen=()
+for argument in "$@"; do
+    case "$argument" in
+    --quick) quick=1 ;;
+    reads | upload | upload-s3-store | s3-upload | resize) chosen+=("$argument") ;;
+    -h | --help) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" && exit 0 ;;
+    *) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" >&2; exit 2 ;;
+    esac
+done
+runs() { [ ${#chosen[@]} = 0 ] || [[ " ${chosen[*]} " == *" $1 "* ]]; }
+# The project's virtualenv first, as under make: its python3, pip, aws and moto_server.
+[ -d .venv/bin ] && PATH="$PWD/.venv/bin:$PATH"
 SUDO=$(command -v sudo >/dev/null && [ "$(id -u)" != 0 ] && echo sudo || true)
 missing=""
 for tool in nginx wrk hyperfine; do command -v "$tool" >/dev/null || missing="$missing $tool"; done
@@ -14,18 +40,29 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
 command -v moto_server >/dev/null || python3 -m pip install -q 'moto[server]'
+command -v aws >/dev/null || python3 -m pip install -q awscli
 python3 -c 'import boto3' 2>/dev/null || python3 -m pip install -q boto3
-# What is measured is the release tarball's binary, as users run it (make dist's build, unpacked here).
-tarball=$(packaging/make-dist.sh)
-rm -rf .build/bench/dist && mkdir -p .build/bench/dist
-tar -xzf "$tarball" -C .build/bench/dist --strip-components=1
-binary=.build/bench/dist/bin/mockcdn
-# The bare Hummingbird reference, in a scratch folder of its own (its own package and dependency graph).
-swift build -c release --package-path Benchmarks/Reference --scratch-path .build/bench-reference
 mkdir -p Benchmarks/results .build/bench
-cc -O2 -o .build/bench/vips_resize Benchmarks/resize/vips_resize.c $(pkg-config --cflags --libs vips)
+if [ -n "${BINARY:-}" ]; then
+    binary=$BINARY
+else
+    # What is measured is the release tarball's binary, as users run it (make dist's build, unpacked here).
+    tarball=$(packaging/make-dist.sh)
+    rm -rf .build/bench/dist && mkdir -p .build/bench/dist
+    tar -xzf "$tarball" -C .build/bench/dist --strip-components=1
+    binary=.build/bench/dist/bin/mockcdn
+fi
+if runs reads; then
+    # The bare Hummingbird reference, in a scratch folder of its own (its own package and dependency graph).
+    swift build -c release --package-path Benchmarks/Reference --scratch-path .build/bench-reference
+fi
+if runs resize; then
+    cc -O2 -o .build/bench/vips_resize Benchmarks/resize/vips_resize.c $(pkg-config --cflags --libs vips)
+fi
 before=()
-if [ -n "${BEFORE:-}" ] && [ -x "$BEFORE" ]; then
+if ! runs reads; then
+    :  # only the reads time an earlier build
+elif [ -n "${BEFORE:-}" ] && [ -x "$BEFORE" ]; then
     before=(--before "$BEFORE")
 elif [ -n "${BEFORE:-}" ]; then
     rev=$(git rev-parse --verify "$BEFORE^{commit}")
@@ -38,23 +75,40 @@ elif [ -n "${BEFORE:-}" ]; then
 fi
 seconds=5
 load_seconds=60
-[ "${1:-}" = "--quick" ] && seconds=3 && load_seconds=20
+[ "$quick" = 1 ] && seconds=3 && load_seconds=20
+output=Benchmarks/results/latest.md
+[ ${#chosen[@]} = 0 ] || output=/dev/null
 {
     echo "# MockCDN benchmarks ($(date -u +%Y-%m-%d), $(git rev-parse --short HEAD))"
-    echo
-    echo "## Signed GETs, startup, idle memory"
-    echo
-    python3 Benchmarks/bench.py --binary "$binary" --seconds "$seconds" --load-seconds "$load_seconds" "${before[@]}"
-    echo
-    echo "## Upload (100 MiB, --data-dir)"
-    echo
-    python3 Benchmarks/upload_memory.py --binary "$binary"
-    echo
-    echo "## Upload (100 MiB, --store s3:// on moto_server)"
-    echo
-    python3 Benchmarks/upload_memory.py --binary "$binary" --store s3
-    echo
-    echo "## Resize"
-    echo
-    python3 Benchmarks/resize.py --binary "$binary" --reference .build/bench/vips_resize --wrk-seconds "$seconds"
-} | tee Benchmarks/results/latest.md
+    if runs reads; then
+        echo
+        echo "## Signed GETs, startup, idle memory"
+        echo
+        python3 Benchmarks/bench.py --binary "$binary" --seconds "$seconds" --load-seconds "$load_seconds" \
+            "${before[@]}"
+    fi
+    if runs upload; then
+        echo
+        echo "## Upload (100 MiB, --data-dir)"
+        echo
+        python3 Benchmarks/upload_memory.py --binary "$binary"
+    fi
+    if runs upload-s3-store; then
+        echo
+        echo "## Upload (100 MiB, --store s3:// on moto_server)"
+        echo
+        python3 Benchmarks/upload_memory.py --binary "$binary" --store s3
+    fi
+    if runs s3-upload; then
+        echo
+        echo "## S3 upload (100 MiB, aws s3 cp, multipart)"
+        echo
+        python3 Benchmarks/s3_upload.py --binary "$binary"
+    fi
+    if runs resize; then
+        echo
+        echo "## Resize"
+        echo
+        python3 Benchmarks/resize.py --binary "$binary" --reference .build/bench/vips_resize --wrk-seconds "$seconds"
+    fi
+} | tee "$output"
