@@ -44,6 +44,21 @@ import Testing
         #expect(self.outcome(ifUnmodifiedSince: "yesterday") == .serve(honourRange: true))
     }
 
+    /// RFC 9110 section 5.6.7: a recipient accepts the obsolete date forms too; a numeric zone is converted.
+    @Test(
+        arguments: [
+            ("Wed, 15 Nov 2023 01:00:00 +0100", true), ("Tue, 14 Nov 2023 23:00:00 +0100", false),
+            ("Tue, 14 Nov 2023 15:13:20 -0700", true), ("Wednesday, 15-Nov-23 00:00:00 GMT", true),
+            ("Wed Nov 15 00:00:00 2023", true), ("Mon Nov 13 22:00:00 2023", false),
+        ]
+    )
+    func ifModifiedSinceReadsEveryDateForm(date: String, notModified: Bool) {
+        #expect(self.outcome(ifModifiedSince: date) == (notModified ? .notModified : .serve(honourRange: true)))
+        #expect(
+            self.outcome(ifUnmodifiedSince: date) == (notModified ? .serve(honourRange: true) : .preconditionFailed)
+        )
+    }
+
     @Test func aFailedPreconditionComesBeforeNotModified() {
         #expect(self.outcome(ifMatch: "\"other\"", ifNoneMatch: Self.etag) == .preconditionFailed)
         #expect(self.outcome(ifMatch: Self.etag, ifNoneMatch: Self.etag) == .notModified)

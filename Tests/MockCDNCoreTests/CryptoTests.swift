@@ -148,22 +148,6 @@ struct CryptoTests {
         #expect([UInt8](hexString: "zz") == nil)
         #expect([0x00, 0xff, 0x10, 0xab].hexString == "00ff10ab")
     }
-
-    @Test(
-        "HTTP dates: IMF-fixdate round-trips; out-of-range fields and other forms are not read",
-        arguments: [
-            ("Sun, 06 Nov 1994 08:49:37 GMT", 784_111_777 as Int?),
-            ("Sun, 06 Nov 1994 25:61:99 GMT", nil),
-            ("Sun, 31 Feb 1994 08:49:37 GMT", nil),
-            ("Sunday, 06-Nov-94 08:49:37 GMT", nil),
-            ("yesterday", nil),
-        ]
-    )
-    func httpDates(text: String, unix: Int?) {
-        let parsed = HTTPDate.parse(text)
-        #expect(parsed.map { Int($0.timeIntervalSince1970) } == unix)
-        if let parsed { #expect(HTTPDate.format(parsed) == text) }
-    }
 }
 
 @Suite("Base64 in the credentials' three alphabets")

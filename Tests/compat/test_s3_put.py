@@ -7,6 +7,10 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat/test_s3_put.py
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import time
 import uuid
 import xml.etree.ElementTree as ET
 
@@ -14,7 +18,7 @@ import pytest
 from botocore.config import Config
 
 from s3support import HeaderSigner, advance, crc32, journal, refused, reset, s3
-from support import request
+from support import API_KEY, API_SECRET, request
 
 pytestmark = pytest.mark.usefixtures("no_aws_configuration")
 
@@ -219,3 +223,28 @@ def test_sigv2_in_the_authorization_header(server):
     finally:
         reset(server)
     assert client.delete_object(Bucket="demo", Key=key)["ResponseMetadata"]["HTTPStatusCode"] == 204
+
+
+def test_sigv2_dates_with_a_numeric_zone_as_aws_examples_write_them(server):
+    """AWS's SigV2 examples date requests `Tue, 27 Mar 2007 19:36:42 +0000`, RFC 1123's numeric zone, which S3
+    takes in `Date`: signed by hand here, since botocore always writes `GMT`. The zone is converted, so the
+    wall-clock time of UTC labelled `-0700` is seven hours off."""
+    key = fresh_key()
+    s3(server).put_object(Bucket="demo", Key=key, Body=b"zoned")
+
+    def get(date: str) -> tuple[int, bytes]:
+        to_sign = f"GET\n\n\n{date}\n/demo/{key}"
+        signature = base64.b64encode(hmac.new(API_SECRET.encode(), to_sign.encode(), hashlib.sha1).digest()).decode()
+        status, body, _ = request(f"{server}/demo/{key}", headers={"Date": date,
+                                                                   "Authorization": f"AWS {API_KEY}:{signature}"})
+        return status, body
+
+    now = time.time()
+    for zone, offset in (("+0000", 0), ("-0700", -7 * 3600), ("+0530", 5 * 3600 + 1800)):
+        assert get(time.strftime(f"%a, %d %b %Y %H:%M:%S {zone}", time.gmtime(now + offset))) == (200, b"zoned"), zone
+    status, body = get(time.strftime("%a, %d %b %Y %H:%M:%S -0700", time.gmtime(now)))
+    assert status == 403 and b"<Code>RequestTimeTooSkewed</Code>" in body, body
+    calls = [entry for entry in journal(server) if entry["path"] == f"/demo/{key}" and entry["method"] == "GET"]
+    # The refused one is journalled without a credential.
+    assert [(entry["status"], entry["credential"]) for entry in calls] == [(200, "s3-header-sigv2")] * 3 + [
+        (403, "none")], calls

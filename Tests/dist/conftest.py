@@ -27,7 +27,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 NOBODY = "65534:65534"
 ROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-READY = re.compile(r"mockcdn ready on (http://\S+)")
+READY = re.compile(r"mockcdn ready on (https?://\S+)")
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
@@ -73,8 +73,8 @@ class CleanRoot:
 
     @contextlib.contextmanager
     def serve(self, *flags: str, binary: str = "mockcdn"):
-        """`mockcdn serve --port 0 FLAGS` inside the root as nobody; yields its base URL, then stops it with
-        SIGTERM and checks it exits cleanly."""
+        """`mockcdn serve --port 0 FLAGS` inside the root as nobody; yields its base URL (`https://` with
+        `--tls-certificate`), then stops it with SIGTERM and checks it exits cleanly."""
         process = subprocess.Popen(self.command(binary, "serve", "--port", "0", *flags), stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
         try:
