@@ -27,7 +27,7 @@ struct PartWriter {
         )
         let (app, key, query) = (authenticated.app, authenticated.key, authenticated.query)
         return try await CredentialNote.answer(authorisedBy: authenticated.source, request: request, context: context) {
-            let number = try Self.partNumber(query.first("partNumber"))
+            let number = try ObjectParts.number(query.first("partNumber"))
             let id = query.first("uploadId") ?? ""
             await self.parts.freeExpired()
             // Before the body: a part for no upload is refused without reading it.
@@ -70,16 +70,6 @@ struct PartWriter {
             }
             return xml.response()
         }
-    }
-
-    /// A part number, 1 to 10,000.
-    ///
-    /// - Throws: 400 `InvalidArgument` for anything else.
-    static func partNumber(_ text: String?) throws(S3Error) -> Int {
-        guard let text, let number = Int(text), (1...MultipartUploads.maximumPartNumber).contains(number) else {
-            throw .invalidPartNumber(text)
-        }
-        return number
     }
 
     /// The part's body, decoded and checked as PutObject decodes and checks it (payload hash, `Content-MD5`,
