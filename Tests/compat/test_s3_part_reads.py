@@ -1,20 +1,27 @@
-"""Reads of one part of an object (GetObject and HeadObject with `PartNumber`), as boto3 makes them with its
-defaults (only the endpoint and the demo app's keys), against what S3 answers: a part is a ranged read (206, its
-`Content-Range`, the whole object's ETag, `PartsCount` for an object uploaded in parts).
+"""Reads of one part of an object (GetObject and HeadObject with `PartNumber`) and CopyObject and UploadPartCopy
+with `CopySourceIf*` conditions, as boto3 makes them with its defaults (only the endpoint and the demo app's
+keys), against what S3 answers: a part is a ranged read (206, its `Content-Range`, the whole object's ETag,
+`PartsCount` for an object uploaded in parts), and a source condition that does not hold is 412
+`PreconditionFailed`, with nothing written.
 
 Run from the repository root: ``python3 -m pytest -q Tests/compat/test_s3_part_reads.py``.
 """
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 from botocore.exceptions import ClientError
 
 from conftest import launch
-from s3support import PART, HeaderSigner, crc32, fat, fresh_key, md5, multipart_etag, open_upload, refused, s3
+from s3support import (PART, HeaderSigner, crc32, exists, fat, fresh_key, md5, multipart_etag, open_upload,
+                       part_numbers, refused, s3)
 from support import request
 
 pytestmark = pytest.mark.usefixtures("no_aws_configuration")
+
+DAY = datetime.timedelta(days=1)
 
 
 def error_of(call) -> dict:
@@ -232,3 +239,111 @@ def test_copied_part_by_part_a_multipart_object_keeps_its_etag(server, three_par
     done = client.complete_multipart_upload(Bucket="demo", Key=copy, UploadId=upload, MultipartUpload={"Parts": sent})
     assert done["ETag"] == etag
     assert client.get_object(Bucket="demo", Key=copy, PartNumber=2)["Body"].read() == parts[1]
+
+
+# MARK: - CopySourceIf* on CopyObject and UploadPartCopy
+
+@pytest.fixture(scope="module")
+def source(server):
+    """A source object: its key, bytes, ETag and Last-Modified."""
+    client, key, data = s3(server), fresh_key("source.txt"), b"the source's bytes"
+    client.put_object(Bucket="demo", Key=key, Body=data)
+    head = client.head_object(Bucket="demo", Key=key)
+    return key, data, head["ETag"], head["LastModified"]
+
+
+def holding(etag: str, modified: datetime.datetime) -> list[dict]:
+    """Each condition alone, holding, and the combinations S3 copies with."""
+    return [
+        {"CopySourceIfMatch": etag},
+        {"CopySourceIfMatch": etag.strip('"')},
+        {"CopySourceIfMatch": f'"other", {etag}'},
+        {"CopySourceIfMatch": "*"},
+        {"CopySourceIfNoneMatch": '"other"'},
+        {"CopySourceIfModifiedSince": modified - DAY},
+        # A date after the MockCDN clock's now says nothing of the source: S3 ignores it.
+        {"CopySourceIfModifiedSince": modified + DAY},
+        {"CopySourceIfUnmodifiedSince": modified},
+        # If-Match holding wins over If-Unmodified-Since failing (S3's documented rule).
+        {"CopySourceIfMatch": etag, "CopySourceIfUnmodifiedSince": modified - DAY},
+        # If-None-Match holding: If-Modified-Since is not read (RFC 9110 section 13.2.2).
+        {"CopySourceIfNoneMatch": '"other"', "CopySourceIfModifiedSince": modified},
+        {"CopySourceIfMatch": etag, "CopySourceIfNoneMatch": '"other"', "CopySourceIfModifiedSince": modified - DAY,
+         "CopySourceIfUnmodifiedSince": modified},
+    ]
+
+
+def failing(etag: str, modified: datetime.datetime) -> list[tuple[dict, str]]:
+    """Conditions that refuse the copy, with the condition S3 names."""
+    return [
+        ({"CopySourceIfMatch": '"other"'}, "x-amz-copy-source-If-Match"),
+        ({"CopySourceIfNoneMatch": etag}, "x-amz-copy-source-If-None-Match"),
+        ({"CopySourceIfNoneMatch": etag.strip('"')}, "x-amz-copy-source-If-None-Match"),
+        ({"CopySourceIfNoneMatch": "*"}, "x-amz-copy-source-If-None-Match"),
+        ({"CopySourceIfModifiedSince": modified}, "x-amz-copy-source-If-Modified-Since"),
+        ({"CopySourceIfUnmodifiedSince": modified - DAY}, "x-amz-copy-source-If-Unmodified-Since"),
+        # If-None-Match failing with If-Modified-Since holding: 412 (S3's documented rule).
+        ({"CopySourceIfNoneMatch": etag, "CopySourceIfModifiedSince": modified - DAY},
+         "x-amz-copy-source-If-None-Match"),
+        # If-None-Match holding does not save a failing If-Unmodified-Since.
+        ({"CopySourceIfNoneMatch": '"other"', "CopySourceIfUnmodifiedSince": modified - DAY},
+         "x-amz-copy-source-If-Unmodified-Since"),
+        # All four failing: S3 names If-Match, then If-Unmodified-Since, If-None-Match, If-Modified-Since.
+        ({"CopySourceIfMatch": '"other"', "CopySourceIfUnmodifiedSince": modified - DAY,
+          "CopySourceIfNoneMatch": etag, "CopySourceIfModifiedSince": modified}, "x-amz-copy-source-If-Match"),
+        ({"CopySourceIfUnmodifiedSince": modified - DAY, "CopySourceIfNoneMatch": etag,
+          "CopySourceIfModifiedSince": modified}, "x-amz-copy-source-If-Unmodified-Since"),
+        ({"CopySourceIfNoneMatch": etag, "CopySourceIfModifiedSince": modified}, "x-amz-copy-source-If-None-Match"),
+    ]
+
+
+def precondition_failed(condition: str) -> dict:
+    return {"Status": 412, "Code": "PreconditionFailed", "Condition": condition,
+            "Message": "At least one of the pre-conditions you specified did not hold"}
+
+
+def test_copy_object_with_source_conditions_that_hold(server, source):
+    key, data, etag, modified = source
+    client = s3(server)
+    for conditions in holding(etag, modified):
+        target = fresh_key("copy.txt")
+        client.copy_object(Bucket="demo", Key=target, CopySource=f"demo/{key}", **conditions)
+        assert client.get_object(Bucket="demo", Key=target)["Body"].read() == data, conditions
+
+
+def test_copy_object_with_a_source_condition_that_fails_writes_nothing(server, source):
+    key, _, etag, modified = source
+    client, target = s3(server), fresh_key("untouched.txt")
+    client.put_object(Bucket="demo", Key=target, Body=b"already here")
+    before = client.head_object(Bucket="demo", Key=target)
+    fresh = fresh_key("never.txt")
+    for conditions, condition in failing(etag, modified):
+        for destination in (target, fresh):
+            assert error_of(lambda: client.copy_object(Bucket="demo", Key=destination, CopySource=f"demo/{key}",
+                                                       **conditions)) == precondition_failed(condition), conditions
+    after = client.head_object(Bucket="demo", Key=target)
+    assert (after["ETag"], after["LastModified"]) == (before["ETag"], before["LastModified"])
+    assert client.get_object(Bucket="demo", Key=target)["Body"].read() == b"already here"
+    assert not exists(client, fresh)
+
+
+def test_a_missing_source_is_no_such_key_whatever_its_conditions(server):
+    client = s3(server)
+    assert refused(lambda: client.copy_object(Bucket="demo", Key=fresh_key(), CopySource="demo/no/such/source",
+                                              CopySourceIfMatch='"x"')) == (404, "NoSuchKey")
+
+
+def test_upload_part_copy_with_source_conditions(server, source):
+    key, data, etag, modified = source
+    client, target = s3(server), fresh_key("assembled.txt")
+    upload = client.create_multipart_upload(Bucket="demo", Key=target)["UploadId"]
+    for conditions, condition in failing(etag, modified):
+        assert error_of(lambda: client.upload_part_copy(Bucket="demo", Key=target, UploadId=upload, PartNumber=1,
+                                                        CopySource=f"demo/{key}", **conditions)) == (
+            precondition_failed(condition)), conditions
+    assert part_numbers(client, target, upload) == []
+    for number, conditions in enumerate(holding(etag, modified), start=1):
+        copied = client.upload_part_copy(Bucket="demo", Key=target, UploadId=upload, PartNumber=number,
+                                         CopySource=f"demo/{key}", **conditions)
+        assert copied["CopyPartResult"]["ETag"] == f'"{md5(data)}"', conditions
+    assert part_numbers(client, target, upload) == list(range(1, len(holding(etag, modified)) + 1))

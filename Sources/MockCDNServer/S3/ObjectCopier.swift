@@ -4,10 +4,11 @@ import Hummingbird
 import MockCDNCore
 
 /// CopyObject (`PUT /{app}/{key}` with `x-amz-copy-source: /{app}/{source key}`): the source's bytes stored
-/// again under the key, within one app (its keys sign for its own objects only). `x-amz-metadata-directive:
-/// COPY` (the default) keeps the source's type, stored headers and metadata; `REPLACE` takes the request's.
-/// The copy is one part, as on S3: a source joined from parts gives a copy without them, whose ETag is the MD5
-/// of its bytes. The answer is S3's `CopyObjectResult`.
+/// again under the key, within one app (its keys sign for its own objects only), once the source meets the
+/// request's `x-amz-copy-source-if-*` conditions. `x-amz-metadata-directive: COPY` (the default) keeps the
+/// source's type, stored headers and metadata; `REPLACE` takes the request's. The copy is one part, as on S3:
+/// a source joined from parts gives a copy without them, whose ETag is the MD5 of its bytes. The answer is
+/// S3's `CopyObjectResult`.
 struct ObjectCopier {
     static let sourceHeader = HTTPField.Name("x-amz-copy-source")!
     static let directiveHeader = HTTPField.Name("x-amz-metadata-directive")!
@@ -23,8 +24,8 @@ struct ObjectCopier {
     ///   - key: the copy's key.
     /// - Returns: the `CopyObjectResult`.
     /// - Throws: 400 `InvalidArgument` for a source that cannot be read or a directive that is neither,
-    ///   403 `AccessDenied` for another app's object, 404 `NoSuchKey`, 400 `InvalidRequest` for a copy onto
-    ///   itself that changes nothing.
+    ///   403 `AccessDenied` for another app's object, 404 `NoSuchKey`, 412 `PreconditionFailed` for a source
+    ///   condition that does not hold, 400 `InvalidRequest` for a copy onto itself that changes nothing.
     func copy(_ request: Request, app: MediaApp, key: ObjectKey) async throws -> Response {
         let sourceKey = try Self.source(of: request, app: app)
         let directive = request.headers[Self.directiveHeader]?.uppercased() ?? "COPY"
@@ -37,6 +38,7 @@ struct ObjectCopier {
             )
         }
         guard let source = try await self.store.metadata(for: sourceKey) else { throw S3Error.noSuchKey() }
+        try CopySourceCondition(request).check(source, now: self.clock.now)
         if sourceKey == key, directive == "COPY" {
             throw S3Error(
                 status: .badRequest,
