@@ -235,7 +235,7 @@ struct S3MultipartUploadTests {
             as [(String?, Int?)]
     )
     func partNumber(text: String?, expected: Int?) {
-        #expect((try? PartWriter.partNumber(text)) == expected)
+        #expect((try? ObjectParts.number(text)) == expected)
     }
 
     @Test(

@@ -13,6 +13,7 @@ import ssl
 import threading
 import time
 import urllib.parse
+import uuid
 import zlib
 
 import boto3
@@ -57,6 +58,48 @@ def reset(server: str) -> None:
     """Empties the store and sets the clock back."""
     status, body, _ = request(f"{server}/_mockcdn/reset", "POST", b"{}", {"Content-Type": "application/json"})
     assert status == 200, body
+
+
+MiB = 1024 * 1024
+# S3's smallest part but the last.
+PART = 5 * MiB
+
+
+def fresh_key(name: str = "file.bin") -> str:
+    return f"multipart/{uuid.uuid4()}/{name}"
+
+
+def md5(data: bytes) -> str:
+    return hashlib.md5(data).hexdigest()
+
+
+def multipart_etag(parts: list[bytes]) -> str:
+    return '"%s-%d"' % (hashlib.md5(b"".join(hashlib.md5(part).digest() for part in parts)).hexdigest(), len(parts))
+
+
+def exists(client, key: str) -> bool:
+    try:
+        client.head_object(Bucket="demo", Key=key)
+        return True
+    except ClientError as error:
+        assert error.response["ResponseMetadata"]["HTTPStatusCode"] == 404, error.response
+        return False
+
+
+def part_numbers(client, key: str, upload: str) -> list[int]:
+    return [part["PartNumber"] for part in client.list_parts(Bucket="demo", Key=key, UploadId=upload).get("Parts", [])]
+
+
+def open_upload(client, key: str, parts: list[bytes], numbers: list[int] | None = None,
+                bucket: str = "demo") -> tuple[str, list[dict]]:
+    """A new upload of `key` in `bucket` with `parts` uploaded (as part 1, 2, ... or under `numbers`); its id and
+    the parts as CompleteMultipartUpload names them."""
+    upload = client.create_multipart_upload(Bucket=bucket, Key=key)["UploadId"]
+    sent = []
+    for number, data in zip(numbers or range(1, len(parts) + 1), parts):
+        etag = client.upload_part(Bucket=bucket, Key=key, UploadId=upload, PartNumber=number, Body=data)["ETag"]
+        sent.append({"PartNumber": number, "ETag": etag})
+    return upload, sent
 
 
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()

@@ -8,7 +8,6 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat/test_s3_multip
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -22,50 +21,13 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from conftest import launch
-from s3support import HeaderSigner, advance, journal, refused, reset, s3
+from s3support import (PART, HeaderSigner, MiB, advance, exists, fresh_key, journal, md5, multipart_etag, open_upload,
+                       part_numbers, refused, reset, s3)
 from support import API_KEY, API_SECRET, request
 
 pytestmark = pytest.mark.usefixtures("no_aws_configuration")
 
-MiB = 1024 * 1024
-# S3's smallest part but the last.
-PART = 5 * MiB
 DAY = 24 * 60 * 60
-
-
-def fresh_key(name: str = "file.bin") -> str:
-    return f"multipart/{uuid.uuid4()}/{name}"
-
-
-def md5(data: bytes) -> str:
-    return hashlib.md5(data).hexdigest()
-
-
-def multipart_etag(parts: list[bytes]) -> str:
-    return '"%s-%d"' % (hashlib.md5(b"".join(hashlib.md5(part).digest() for part in parts)).hexdigest(), len(parts))
-
-
-def exists(client, key: str) -> bool:
-    try:
-        client.head_object(Bucket="demo", Key=key)
-        return True
-    except ClientError as error:
-        assert error.response["ResponseMetadata"]["HTTPStatusCode"] == 404, error.response
-        return False
-
-
-def part_numbers(client, key: str, upload: str) -> list[int]:
-    return [part["PartNumber"] for part in client.list_parts(Bucket="demo", Key=key, UploadId=upload).get("Parts", [])]
-
-
-def open_upload(client, key: str, parts: list[bytes], bucket: str = "demo") -> tuple[str, list[dict]]:
-    """A new upload of `key` with `parts` uploaded; its id and the parts as CompleteMultipartUpload names them."""
-    upload = client.create_multipart_upload(Bucket=bucket, Key=key)["UploadId"]
-    sent = []
-    for number, data in enumerate(parts, start=1):
-        etag = client.upload_part(Bucket=bucket, Key=key, UploadId=upload, PartNumber=number, Body=data)["ETag"]
-        sent.append({"PartNumber": number, "ETag": etag})
-    return upload, sent
 
 
 def test_boto3_upload_file_and_download_file(server, tmp_path):

@@ -6,7 +6,8 @@ import NIOCore
 import NIOPosix
 
 /// Media reads: `GET|HEAD /{app}/{key}`, authorised by a FAT, a SigV4 presigned query or a CloudFront
-/// signature (`MediaReadAuthorizer`), with RFC 9110 ranges and conditional requests, streamed from the store.
+/// signature (`MediaReadAuthorizer`), with RFC 9110 ranges and conditional requests, and S3's reads of one part
+/// (`?partNumber=N`, `PartRead`), streamed from the store.
 struct CDNController {
     let apps: AppRegistry
     let store: any ObjectStore
@@ -41,7 +42,7 @@ struct CDNController {
         }
     }
 
-    /// The object, a range of it, or a variant of it, once a credential authorised the read.
+    /// The object, a range or a part of it, or a variant of it, once a credential authorised the read.
     private func serve(
         _ request: Request,
         context: AppRequestContext,
@@ -49,6 +50,7 @@ struct CDNController {
         key: ObjectKey,
         query: QueryItems
     ) async throws -> Response {
+        let part = try PartRead.requested(request, query: query)
         // An object held in memory is answered from its bytes in one write (head, body and end together);
         // one on disk streams.
         let resident = try await self.store.resident(key)
@@ -96,6 +98,7 @@ struct CDNController {
                 query: query,
                 app: app,
                 stored: [:],
+                part: part.map { ($0, nil) },
                 contentType: variant.contentType,
                 etag: variant.etag,
                 lastModified: metadata.created,
@@ -112,15 +115,16 @@ struct CDNController {
             return response
         }
         let store = self.store
-        var stored = ObjectHeaders.headers(of: metadata)
-        if request.headers[Self.checksumMode]?.uppercased() == "ENABLED" {
-            stored.append(contentsOf: ObjectHeaders.checksumHeaders(of: metadata))
-        }
+        let checksums =
+            request.headers[Self.checksumMode]?.uppercased() == "ENABLED"
+            ? ObjectHeaders.checksumHeaders(of: metadata) : [:]
         return try Self.respond(
             to: request,
             query: query,
             app: app,
-            stored: stored,
+            stored: ObjectHeaders.headers(of: metadata),
+            ofWhole: checksums,
+            part: part.map { ($0, ObjectParts(of: metadata)) },
             contentType: metadata.contentType,
             etag: metadata.etag,
             lastModified: metadata.created,
@@ -143,14 +147,22 @@ struct CDNController {
     static let checksumMode = HTTPField.Name("x-amz-checksum-mode")!
 
     /// Answers a read of one representation (the object, or a variant of it): conditionals (412, 304), one
-    /// range (206) or the whole (200), and for HEAD the headers alone. The headers stored with the object
-    /// come first, then the `response-*` overrides of the query; active content stays sandboxed whatever
+    /// range or one part (206) or the whole (200), and for HEAD the headers alone. The headers stored with the
+    /// object come first, then the `response-*` overrides of the query; active content stays sandboxed whatever
     /// either says.
+    ///
+    /// - Parameters:
+    ///   - stored: the headers stored with the representation.
+    ///   - ofWhole: headers that describe all of its bytes (the checksum): sent only when all of them are, as
+    ///     S3 leaves a stored checksum out of a ranged read (a client would check it against the range).
+    ///   - part: the part a `?partNumber=` read asks for, with the representation's parts (nil: one part).
     private static func respond(
         to request: Request,
         query: QueryItems,
         app: MediaApp,
         stored: HTTPFields,
+        ofWhole: HTTPFields = [:],
+        part: (read: PartRead, parts: ObjectParts?)?,
         contentType: String,
         etag: String,
         lastModified: Date,
@@ -194,20 +206,31 @@ struct CDNController {
                 condition: request.headers[.ifMatch] != nil ? "If-Match" : "If-Unmodified-Since"
             )
         }
-        var status = HTTPResponse.Status.ok
         var range: Range<Int>? = nil
-        if honourRange {
+        if let part {
+            // A read of one part is a ranged read of its bytes (If-Range governs a Range header, and there is
+            // none); the ETag stays the whole object's.
+            range = try part.read.bytes(size: size, parts: part.parts)
+            if let parts = part.parts { headers[PartRead.partsCountHeader] = String(parts.sizes.count) }
+        } else if honourRange {
             switch RangeRequest.parse(request.headers[.range], size: size) {
             case .whole, .multiple: break
             case .unsatisfiable: throw S3Error.invalidRange(size: size)
-            case .partial(let bytes):
-                status = .partialContent
-                range = bytes
-                headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(size)"
+            case .partial(let bytes): range = bytes
             }
+        }
+        var status = HTTPResponse.Status.ok
+        if let bytes = range, !bytes.isEmpty {
+            // An empty part has no range to name: it is answered 200 with no bytes.
+            status = .partialContent
+            headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(size)"
+        }
+        if range == nil || range == 0..<size {
+            for field in ofWhole { headers[field.name] = field.value }
         }
         headers[.contentLength] = String(range?.count ?? size)
         guard request.method != .head else { return Response(status: status, headers: headers) }
+        guard range?.isEmpty != true else { return Response(status: status, headers: headers) }
         return Response(status: status, headers: headers, body: body(range))
     }
 

@@ -71,7 +71,8 @@ struct MultipartController {
     }
 
     /// CompleteMultipartUpload: the parts the document names, checked, joined into the object under the app's
-    /// upload policy, with S3's multipart ETag; the upload and all of its parts are freed once it is stored.
+    /// upload policy, with S3's multipart ETag and the parts' sizes (`ObjectParts`, for reads of one part); the
+    /// upload and all of its parts are freed once it is stored.
     private func complete(
         _ request: Request,
         context: AppRequestContext,
@@ -95,6 +96,7 @@ struct MultipartController {
             do {
                 let selected = try document.select(from: upload)
                 let etag = CompletedParts.etag(ofParts: selected.map(\.etag))
+                let parts = ObjectParts(sizes: selected.map(\.size))
                 object = try await self.uploads.join(
                     selected.map { ($0.storeKey, $0.size) },
                     into: key,
@@ -106,6 +108,7 @@ struct MultipartController {
                     // An abort or a reset while the parts were joined wins: nothing is stored.
                     guard uploads.isCompleting(id) else { throw S3Error.noSuchUpload(id) }
                     attributes.etag = etag
+                    attributes.extras[ObjectParts.extra] = parts.extraValue
                 }
             } catch {
                 _ = self.parts.uploads.endCompletion(id, completed: false)

@@ -14,7 +14,7 @@ final class MultipartUploads: Sendable {
     /// Where parts are stored: under the control routes' segment, which no app id may take.
     static let partPrefix = "_mockcdn/multipart/"
     /// The most parts an upload may have, and the highest part number, as on S3.
-    static let maximumPartNumber = 10_000
+    static let maximumPartNumber = ObjectParts.maximumNumber
 
     /// One uploaded part.
     struct Part: Sendable, Equatable {

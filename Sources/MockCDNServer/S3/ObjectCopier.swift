@@ -4,9 +4,11 @@ import Hummingbird
 import MockCDNCore
 
 /// CopyObject (`PUT /{app}/{key}` with `x-amz-copy-source: /{app}/{source key}`): the source's bytes stored
-/// again under the key, within one app (its keys sign for its own objects only). `x-amz-metadata-directive:
-/// COPY` (the default) keeps the source's type, stored headers and metadata; `REPLACE` takes the request's.
-/// The answer is S3's `CopyObjectResult`.
+/// again under the key, within one app (its keys sign for its own objects only), once the source meets the
+/// request's `x-amz-copy-source-if-*` conditions. `x-amz-metadata-directive: COPY` (the default) keeps the
+/// source's type, stored headers and metadata; `REPLACE` takes the request's. The copy is one part, as on S3:
+/// a source joined from parts gives a copy without them, whose ETag is the MD5 of its bytes. The answer is
+/// S3's `CopyObjectResult`.
 struct ObjectCopier {
     static let sourceHeader = HTTPField.Name("x-amz-copy-source")!
     static let directiveHeader = HTTPField.Name("x-amz-metadata-directive")!
@@ -22,8 +24,8 @@ struct ObjectCopier {
     ///   - key: the copy's key.
     /// - Returns: the `CopyObjectResult`.
     /// - Throws: 400 `InvalidArgument` for a source that cannot be read or a directive that is neither,
-    ///   403 `AccessDenied` for another app's object, 404 `NoSuchKey`, 400 `InvalidRequest` for a copy onto
-    ///   itself that changes nothing.
+    ///   403 `AccessDenied` for another app's object, 404 `NoSuchKey`, 412 `PreconditionFailed` for a source
+    ///   condition that does not hold, 400 `InvalidRequest` for a copy onto itself that changes nothing.
     func copy(_ request: Request, app: MediaApp, key: ObjectKey) async throws -> Response {
         let sourceKey = try Self.source(of: request, app: app)
         let directive = request.headers[Self.directiveHeader]?.uppercased() ?? "COPY"
@@ -36,6 +38,7 @@ struct ObjectCopier {
             )
         }
         guard let source = try await self.store.metadata(for: sourceKey) else { throw S3Error.noSuchKey() }
+        try CopySourceCondition(request).check(source, now: self.clock.now)
         if sourceKey == key, directive == "COPY" {
             throw S3Error(
                 status: .badRequest,
@@ -57,12 +60,24 @@ struct ObjectCopier {
             attributes.extras = source.extras.filter { !ObjectHeaders.isStored($0.key) }
                 .merging(try ObjectHeaders.extras(from: request)) { _, new in new }
         }
-        let copied = try await self.store.put(
-            key,
-            body: StoredBody(store: self.store, key: sourceKey, size: source.size),
-            attributes: attributes,
-            maxBytes: source.size
-        )
+        attributes.extras[ObjectParts.extra] = nil
+        let body = StoredBody(store: self.store, key: sourceKey, size: source.size)
+        let copied: ObjectMetadata
+        if source.extras[ObjectParts.extra] == nil {
+            copied = try await self.store.put(key, body: body, attributes: attributes, maxBytes: source.size)
+        } else {
+            // The source's multipart ETag names parts the copy does not have: the copy's is its bytes' MD5.
+            let digests = PayloadDigests()
+            copied = try await self.store.put(
+                key,
+                body: PayloadBody(base: body, chunked: nil, digests: digests),
+                maxBytes: source.size
+            ) { [attributes] _ in
+                var sealed = attributes
+                try digests.seal(&sealed)
+                return sealed
+            }
+        }
         var xml = S3XML()
         xml.element("CopyObjectResult", root: true) { xml in
             xml.element("LastModified", BucketController.timestamp(copied.created))

@@ -9,7 +9,8 @@ import NIOCore
 /// PutObject's credentials: the `Authorization` header (its payload hash, aws-chunked bodies included) or a
 /// presigned query, which is how a browser sends parts. A part streams into the store under a key of its own
 /// (`MultipartUploads.partPrefix`), at most the app's size limit, its MD5 taken as it passes; a part sent
-/// again replaces the earlier one once it is complete. The answer is S3's: 200 with the part's `ETag` (the
+/// again replaces the earlier one once it is complete. A copied part's source must meet the request's
+/// `x-amz-copy-source-if-*` conditions (`CopySourceCondition`). The answer is S3's: 200 with the part's `ETag` (the
 /// quoted hex MD5 of its bytes), or a `CopyPartResult`.
 struct PartWriter {
     static let copyRangeHeader = HTTPField.Name("x-amz-copy-source-range")!
@@ -27,7 +28,7 @@ struct PartWriter {
         )
         let (app, key, query) = (authenticated.app, authenticated.key, authenticated.query)
         return try await CredentialNote.answer(authorisedBy: authenticated.source, request: request, context: context) {
-            let number = try Self.partNumber(query.first("partNumber"))
+            let number = try ObjectParts.number(query.first("partNumber"))
             let id = query.first("uploadId") ?? ""
             await self.parts.freeExpired()
             // Before the body: a part for no upload is refused without reading it.
@@ -72,16 +73,6 @@ struct PartWriter {
         }
     }
 
-    /// A part number, 1 to 10,000.
-    ///
-    /// - Throws: 400 `InvalidArgument` for anything else.
-    static func partNumber(_ text: String?) throws(S3Error) -> Int {
-        guard let text, let number = Int(text), (1...MultipartUploads.maximumPartNumber).contains(number) else {
-            throw .invalidPartNumber(text)
-        }
-        return number
-    }
-
     /// The part's body, decoded and checked as PutObject decodes and checks it (payload hash, `Content-MD5`,
     /// `x-amz-checksum-*`), into `storeKey`, with its MD5 as its ETag.
     private func receive(
@@ -110,7 +101,8 @@ struct PartWriter {
         )
     }
 
-    /// UploadPartCopy: the source object (or the range asked for) stored as the part.
+    /// UploadPartCopy: the source object (or the range asked for) stored as the part, once the source meets
+    /// the request's `x-amz-copy-source-if-*` conditions (412 `PreconditionFailed` otherwise).
     private func copy(
         _ request: Request,
         app: MediaApp,
@@ -120,6 +112,7 @@ struct PartWriter {
         let sourceKey = try ObjectCopier.source(of: request, app: app)
         let store = self.uploads.store
         guard let source = try await store.metadata(for: sourceKey) else { throw S3Error.noSuchKey() }
+        try CopySourceCondition(request).check(source, now: self.parts.clock.now)
         let range = try Self.copyRange(request.headers[Self.copyRangeHeader], size: source.size)
         guard range.count <= limit else { throw UploadFailure.tooLarge(limit: limit) }
         let digests = PayloadDigests()

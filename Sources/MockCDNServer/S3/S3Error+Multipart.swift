@@ -26,16 +26,6 @@ extension S3Error {
         )
     }
 
-    /// 400: a part number outside 1...10,000, or none.
-    static func invalidPartNumber(_ value: String?) -> S3Error {
-        S3Error(
-            status: .badRequest,
-            code: "InvalidArgument",
-            message: "Part number must be an integer between 1 and 10000, inclusive",
-            details: [("ArgumentName", "partNumber"), ("ArgumentValue", value ?? "null")]
-        )
-    }
-
     /// 400: a completion names a part that was not uploaded, or with another ETag.
     static func invalidPart(upload: String, number: Int, etag: String) -> S3Error {
         S3Error(

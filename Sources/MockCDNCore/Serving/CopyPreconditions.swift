@@ -1,0 +1,79 @@
+import Foundation
+
+/// The preconditions a copy sets on its source (S3's `x-amz-copy-source-if-match`, `-if-unmodified-since`,
+/// `-if-none-match` and `-if-modified-since`), in RFC 9110's order (section 13.2.2), as S3 documents and
+/// answers them: If-Match, else If-Unmodified-Since; then If-None-Match, else If-Modified-Since. A copy has no
+/// "not modified": every condition that does not hold refuses it.
+public enum CopyPreconditions {
+    /// The condition that does not hold, named as the header's suffix after `x-amz-copy-source-`.
+    public enum Failure: String, Sendable, Equatable {
+        /// No tag of If-Match is the source's.
+        case ifMatch = "If-Match"
+        /// The source was modified after If-Unmodified-Since (and there is no If-Match).
+        case ifUnmodifiedSince = "If-Unmodified-Since"
+        /// A tag of If-None-Match is the source's.
+        case ifNoneMatch = "If-None-Match"
+        /// The source was not modified after If-Modified-Since (and there is no If-None-Match).
+        case ifModifiedSince = "If-Modified-Since"
+    }
+
+    /// Evaluates the conditions against the source. Entity tags match quoted or not (S3 takes both), `*`
+    /// matches any, a list matches when one of its tags does, and If-None-Match compares weakly (`W/"x"` is
+    /// `"x"`) where If-Match compares strongly, as RFC 9110 has them. A date that is no IMF-fixdate is
+    /// ignored, and so is an If-Modified-Since later than `now` (S3 copies then: a date in the future says
+    /// nothing of the source).
+    ///
+    /// - Parameters:
+    ///   - ifMatch: the header value, if any.
+    ///   - ifUnmodifiedSince: the header value, if any.
+    ///   - ifNoneMatch: the header value, if any.
+    ///   - ifModifiedSince: the header value, if any.
+    ///   - etag: the source's entity tag, quoted.
+    ///   - lastModified: the source's modification time, whole seconds.
+    ///   - now: the server's current time.
+    /// - Returns: the first condition that does not hold, or nil when the copy may proceed.
+    public static func evaluate(
+        ifMatch: String?,
+        ifUnmodifiedSince: String?,
+        ifNoneMatch: String?,
+        ifModifiedSince: String?,
+        etag: String,
+        lastModified: Date,
+        now: Date
+    ) -> Failure? {
+        let tag = Self.unquoted(Substring(etag))
+        if let ifMatch {
+            guard Self.matches(ifMatch, tag, weakly: false) else { return .ifMatch }
+        } else if let ifUnmodifiedSince, let since = HTTPDate.parse(ifUnmodifiedSince), lastModified > since {
+            return .ifUnmodifiedSince
+        }
+        if let ifNoneMatch {
+            if Self.matches(ifNoneMatch, tag, weakly: true) { return .ifNoneMatch }
+        } else if let ifModifiedSince, let since = HTTPDate.parse(ifModifiedSince), since <= now,
+            lastModified <= since
+        {
+            return .ifModifiedSince
+        }
+        return nil
+    }
+
+    /// Whether the header's list of tags names `tag` (unquoted), or is `*`; `weakly`, a `W/` tag counts too.
+    private static func matches(_ header: String, _ tag: Substring, weakly: Bool) -> Bool {
+        header.split(separator: ",").contains { listed in
+            var text = Substring(listed.trimmingCharacters(in: .whitespaces))
+            if text == "*" { return true }
+            if text.hasPrefix("W/") {
+                guard weakly else { return false }
+                text = text.dropFirst(2)
+            }
+            return Self.unquoted(text) == tag
+        }
+    }
+
+    /// A tag without its quotes, when it has them.
+    private static func unquoted(_ tag: Substring) -> Substring {
+        var text = tag
+        if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2 { text = text.dropFirst().dropLast() }
+        return text
+    }
+}
