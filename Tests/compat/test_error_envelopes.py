@@ -14,7 +14,9 @@ import json
 import urllib.parse
 import xml.etree.ElementTree as ET
 
-from s3support import HeaderSigner
+import pytest
+
+from s3support import HeaderSigner, journal
 from support import API_KEY, jwt
 
 S3_METHODS = ["GET", "HEAD", "PUT", "POST", "DELETE", "PATCH", "OPTIONS", "PROPFIND"]
@@ -139,3 +141,13 @@ def test_no_stream_or_cometchat_refusal_is_xml(server):
                     wrong.append(f"{method} {target} ({name}) -> {status}: neither JSON nor empty: {answer[:80]!r}")
     assert not wrong, "\n".join(wrong[:20])
     assert refusals > 50, refusals
+
+
+@pytest.mark.parametrize("path, resource", [("/demo", "BUCKET"), ("/demo/", "BUCKET"), ("/demo/a/b.txt", "OBJECT")])
+def test_a_method_no_s3_route_takes_is_method_not_allowed(server, path, resource):
+    status, content_type, body = Client(server).send("PATCH", path, {}, b"x")
+    error = ET.fromstring(body)
+    assert (status, error.findtext("Code"), error.findtext("Method"), error.findtext("ResourceType")) == (
+        405, "MethodNotAllowed", "PATCH", resource), body
+    entry = [entry for entry in journal(server) if entry["method"] == "PATCH" and entry["path"] == path][-1]
+    assert (entry["status"], entry["reason"].split(":")[0]) == (405, "MethodNotAllowed"), entry
