@@ -174,12 +174,7 @@ extension RunningMockCDN {
     ) async throws
         -> Data
     {
-        var request = URLRequest(url: target.hasPrefix("http") ? URL(string: target)! : self.url(target))
-        request.httpMethod = method
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let code = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let (data, code) = try await self.controlAnswer(method, target, body: body)
         guard code == status else {
             throw MockCDNTestServer.ControlError(
                 status: code,
@@ -187,6 +182,25 @@ extension RunningMockCDN {
             )
         }
         return data
+    }
+}
+
+extension RunningMockCDN {
+    /// A control request and whatever it answered: the body, and the status (0 when the answer was not HTTP).
+    ///
+    /// - Parameters:
+    ///   - method: the method.
+    ///   - target: a path on the server, or an absolute URL.
+    ///   - body: a JSON body, if any.
+    /// - Returns: the answer's body and status.
+    /// - Throws: URLSession's error when the server cannot be reached.
+    func controlAnswer(_ method: String, _ target: String, body: Data? = nil) async throws -> (Data, Int) {
+        var request = URLRequest(url: target.hasPrefix("http") ? URL(string: target)! : self.url(target))
+        request.httpMethod = method
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
     }
 }
 
