@@ -108,13 +108,23 @@ extension RunningMockCDN {
         /// Redacted: no token or signature.
         public let query: String
         /// The source of the credential that authorised the request: `fat-header`, `fat-query`,
-        /// `presigned`, `presigned-v2`, `s3-header-sigv4`, `s3-post-policy`, `cloudfront`, `cloudfront-cookie`,
-        /// `jwt` or `none`; never the credential itself.
+        /// `presigned`, `presigned-v2`, `s3-header-sigv4`, `s3-header-sigv2`, `s3-post-policy`, `cloudfront`,
+        /// `cloudfront-cookie`, `jwt` or `none`; never the credential itself.
         public let credential: String
         /// The status answered.
         public let status: Int
         /// The fault rule that hit the request, if any.
         public let fault: String?
+        /// An error answer's code and message (never a credential).
+        public let reason: String?
+        /// For a credential refused only because its time had passed: the expiry it named, Unix seconds by the
+        /// server's clock (compare with ``clock``).
+        public let expiredAt: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case id, clock, method, path, query, credential, status, fault, reason
+            case expiredAt = "expired_at"
+        }
     }
 
     /// The journal, oldest first, filtered by method, path prefix and status.
