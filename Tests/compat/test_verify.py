@@ -9,11 +9,12 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat/test_verify.py
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
 
-from support import request
+from support import png, request, upload
 
 JPG = "/demo/fixtures/sample.jpg"
 PNG = "/demo/fixtures/sample.png"
@@ -140,6 +141,25 @@ def test_a_status_that_differs_says_when_the_link_expired_by_the_virtual_clock(s
         f"expected: the credential expired {ago(refused['clock'] - expires_at)} ago by the MockCDN clock")
     # Second closest: the presign request matched the status only.
     assert outcome["near_misses"][1]["matched"] == ["status"]
+
+
+def test_a_cloudfront_link_past_its_policy_is_dated_in_the_journal(server):
+    link = upload(server, "image", "a.png", "image/png", png())
+    assert request(link)[0] == 200
+    query = dict(pair.split("=", 1) for pair in link.split("?", 1)[1].split("&"))
+    policy = json.loads(base64.b64decode(query["Policy"].replace("-", "+").replace("_", "=").replace("~", "/")))
+    expires = policy["Statement"][0]["Condition"]["DateLessThan"]["AWS:EpochTime"]
+    # Stream's links live 14 days: a day past that, by the MockCDN clock.
+    assert control(server, "/_mockcdn/clock/advance", "POST", {"seconds": 15 * 86_400})[0] == 200
+    assert request(link)[0] == 403
+    refused = journal(server)[-1]
+    assert refused["expired_at"] == expires and refused["reason"] == "AccessDenied: Request has expired"
+    status, answer = verify(server, {"expectations": [{"method": "GET", "path": "/demo/images/**", "status": 200,
+                                                       "count": 2}]})
+    assert status == 409
+    assert answer["expectations"][0]["near_misses"][0]["explanation"] == (
+        "method and path matched, but status 403 where 200 was expected: the credential expired 1 d ago by the "
+        "MockCDN clock")
 
 
 def test_a_path_glob_star_stays_within_a_segment_and_double_star_crosses_them(server):

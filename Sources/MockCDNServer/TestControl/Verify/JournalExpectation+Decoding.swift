@@ -8,6 +8,10 @@ extension JournalExpectation: Decodable {
     /// The longest `path` pattern and `query` text taken, in bytes.
     static let maximumPatternLength = 1024
 
+    /// Reads an expectation, refusing a member of the wrong kind or out of range by its name.
+    ///
+    /// - Parameter decoder: the JSON decoder, at the expectation.
+    /// - Throws: `FieldRefusal` naming the member.
     init(from decoder: any Decoder) throws {
         guard let members = try? decoder.container(keyedBy: CodingKeys.self) else {
             throw FieldRefusal(at: decoder.codingPath, "must be an object")
@@ -16,6 +20,7 @@ extension JournalExpectation: Decodable {
             FieldRefusal(at: members.codingPath + [key], message)
         }
         if let method = try members.member(String.self, .method, mustBe: "an HTTP method such as GET") {
+            // Letters of either case (a byte with bit 5 cleared is A-Z) and `-`: a method token as clients send it.
             guard (1...32).contains(method.utf8.count),
                 method.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x41...0x5A).contains($0 & 0xDF) })
             else { throw refusal(.method, "must be an HTTP method such as GET") }
@@ -83,6 +88,10 @@ extension JournalExpectation.Count: Decodable {
     /// The largest bound taken.
     static let maximum = 1_000_000_000
 
+    /// Reads the bounds, refusing one of the wrong kind or out of range, or a `min` over the `max`.
+    ///
+    /// - Parameter decoder: the JSON decoder, at the count.
+    /// - Throws: `FieldRefusal` naming the member.
     init(from decoder: any Decoder) throws {
         let members = try decoder.container(keyedBy: CodingKeys.self)
         let bound = "a number 0 to \(Self.maximum)"

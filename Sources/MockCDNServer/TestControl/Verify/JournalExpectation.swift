@@ -8,10 +8,12 @@ struct JournalExpectation: Sendable {
 
     /// A status, or a class of them (`4xx`).
     enum Status: Sendable, Equatable, CustomStringConvertible {
+        /// This status.
         case exactly(Int)
         /// The hundreds digit: `4` for `4xx`.
         case inClass(Int)
 
+        /// Whether an entry's status is this one or in this class.
         func matches(_ status: Int) -> Bool {
             switch self {
             case .exactly(let expected): status == expected
@@ -19,6 +21,7 @@ struct JournalExpectation: Sendable {
             }
         }
 
+        /// `200`, `4xx`.
         var description: String {
             switch self {
             case .exactly(let status): String(status)
@@ -29,12 +32,15 @@ struct JournalExpectation: Sendable {
 
     /// How many matching entries meet the expectation: `min` to `max`, both included; no `max` is no bound.
     struct Count: Sendable, Equatable, CustomStringConvertible {
+        /// The fewest.
         var min: Int
+        /// The most; nil for no bound.
         var max: Int?
 
         /// The default: at least once.
         static let atLeastOnce = Count(min: 1, max: nil)
 
+        /// Whether `count` matches meet the expectation.
         func holds(_ count: Int) -> Bool {
             count >= self.min && self.max.map { count <= $0 } ?? true
         }
@@ -58,11 +64,15 @@ struct JournalExpectation: Sendable {
 
     /// Upper-cased.
     var method: String?
+    /// A glob over the entry's path.
     var path: PathGlob?
     /// Text the entry's (redacted) query must contain.
     var query: String?
+    /// The entry's credential source.
     var credential: CredentialSource?
+    /// The entry's status, or its class.
     var status: Status?
+    /// How many entries must match.
     var count: Count = .atLeastOnce
 
     /// The fields given, in report order.

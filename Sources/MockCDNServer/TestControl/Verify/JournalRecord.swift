@@ -7,10 +7,13 @@ struct JournalRecord: Sendable, Equatable {
     let number: Int
     /// The MockCDN clock when the request arrived.
     let clock: Int64
+    /// The method, as sent.
     let method: String
+    /// The path, as sent; secrets redacted.
     let path: String
-    /// Redacted.
+    /// The query, as sent; secrets redacted.
     let query: String
+    /// The source of the credential that authorised the request.
     let credential: CredentialSource
     /// 0 while the request is still being answered.
     let status: Int
@@ -19,6 +22,7 @@ struct JournalRecord: Sendable, Equatable {
     /// When a credential refused for its time expired, by the MockCDN clock.
     let expiredAt: Int64?
 
+    /// An entry from its fields (the tests' way to make one).
     init(
         id: String,
         clock: Int64,

@@ -18,6 +18,7 @@
 /// refused only for its time, `: the credential expired 3 min ago by the MockCDN clock` (its `expired_at`
 /// against the entry's `clock`); for any other refusal, its reason in parentheses.
 struct NearMiss: Sendable {
+    /// The entry.
     let record: JournalRecord
     /// The fields given that the entry matched.
     let matched: [JournalExpectation.Field]

@@ -14,7 +14,7 @@ struct PathGlob: Sendable, CustomStringConvertible {
     private enum Part: Sendable {
         /// `**`: any number of whole segments.
         case anySegments
-        /// A segment, `*` within it matching any run.
+        /// A segment, `*` within it matching any run (the segment holds no `/` for it to cross).
         case segment(Glob)
     }
 

@@ -17,6 +17,7 @@ struct Verification: Sendable {
     struct Outcome: Sendable {
         /// Its place in the list, from 0.
         let index: Int
+        /// The expectation judged.
         let expectation: JournalExpectation
         /// The ids of the entries that matched it, oldest first.
         let matched: [String]
@@ -27,13 +28,16 @@ struct Verification: Sendable {
         /// The closest entries, for an unmet expectation.
         let nearMisses: [NearMiss]
 
+        /// Whether its count held.
         var isMet: Bool { self.problem == nil }
     }
 
     /// The most near misses shown for one expectation.
     static let nearMissLimit = 3
 
+    /// In the document's order.
     let expectations: [JournalExpectation]
+    /// Whether each expectation's window starts after the previous one's last match.
     let ordered: Bool
 
     /// Judges the expectations.
@@ -78,6 +82,12 @@ struct Verification: Sendable {
     }
 
     /// `expected at least 2 matching requests after r4 (expectations[0]'s last match), found 1 (r6)`.
+    ///
+    /// - Parameters:
+    ///   - count: the expectation's count.
+    ///   - found: the ids it matched.
+    ///   - after: where its window started, ordered.
+    /// - Returns: the sentence.
     static func problem(
         _ count: JournalExpectation.Count,
         found: [String],

@@ -4,11 +4,14 @@ import Hummingbird
 /// expectation's matches, and for an unmet one what fell short and its near misses; and the whole in plain
 /// text (`report`), which the helpers put in a failed test's message.
 struct VerificationReport: ResponseEncodable, Sendable {
+    /// One per expectation, in order.
     let outcomes: [Verification.Outcome]
+    /// Whether the list was ordered, for the summary line.
     let ordered: Bool
     /// The `since` id's number, when one was given.
     let since: Int?
 
+    /// Whether every expectation was met: 200, else 409.
     var met: Bool { self.outcomes.allSatisfy(\.isMet) }
 
     /// The report in plain text: a summary line, then each unmet expectation with its problem and its near
@@ -45,6 +48,7 @@ extension VerificationReport {
         case met, expectations, report
     }
 
+    /// `{"met","expectations","report"}`.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(self.met, forKey: .met)

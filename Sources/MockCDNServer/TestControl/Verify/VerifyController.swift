@@ -6,6 +6,7 @@ import Hummingbird
 struct VerifyController {
     let journal: Journal
 
+    /// Adds `POST verify` to the control group.
     func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.post("verify") { request, _ in
             let document = try await request.decodeJSONBody(VerifyDocument.self, shape: VerifyDocument.shape)

@@ -16,6 +16,7 @@ struct VerifyDocument: Decodable, Sendable {
     /// The most expectations one document may hold.
     static let maximumExpectations = 100
 
+    /// 1 to `maximumExpectations`, in the order the document gives them.
     let expectations: [JournalExpectation]
     /// Whether each expectation must be met after the previous one's last match.
     let ordered: Bool
@@ -26,6 +27,10 @@ struct VerifyDocument: Decodable, Sendable {
         case expectations, ordered, since
     }
 
+    /// Reads the document, refusing a member of the wrong kind or out of range by its name.
+    ///
+    /// - Parameter decoder: the JSON decoder.
+    /// - Throws: `FieldRefusal` naming the member.
     init(from decoder: any Decoder) throws {
         guard let members = try? decoder.container(keyedBy: CodingKeys.self) else {
             throw FieldRefusal(at: [], "must be a JSON object with expectations")
