@@ -112,7 +112,8 @@ extension S3Error {
                 status: refusal.kind == .forbidden ? .forbidden : .badRequest,
                 code: refusal.code,
                 message: refusal.message,
-                details: refusal.details.map { ($0.name, $0.value) }
+                details: refusal.details.map { ($0.name, $0.value) },
+                expiredAt: refusal.expiredAt
             )
         default: nil
         }
