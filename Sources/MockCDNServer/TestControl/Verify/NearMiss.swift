@@ -49,23 +49,31 @@ struct NearMiss: Sendable {
         limit: Int
     ) -> [NearMiss] {
         let fields = expectation.fields
-        var ranked: [(score: Int, number: Int, miss: NearMiss)] = []
+        // Ranked first, worded after: only the few shown are put into words.
+        var ranked: [(score: Int, index: Int, matched: [JournalExpectation.Field])] = []
         for (index, record) in records.enumerated() {
             let matched = fields.filter { expectation.matches($0, of: record) }
             let inWindow = index >= windowStart
-            let isMatch = matched.count == fields.count && inWindow
-            guard !isMatch, !matched.isEmpty || (fields.isEmpty && !inWindow) else { continue }
-            var differences = Self.differences(expectation, record, unmatched: fields.filter { !matched.contains($0) })
-            if !inWindow, let after {
+            guard !(matched.count == fields.count && inWindow), !matched.isEmpty || (fields.isEmpty && !inWindow)
+            else { continue }
+            ranked.append((matched.count + (after != nil && inWindow ? 1 : 0), index, matched))
+        }
+        // Indexes follow arrival, so the higher one is the newer entry.
+        ranked.sort { $0.score != $1.score ? $0.score > $1.score : $0.index > $1.index }
+        return ranked.prefix(limit).map { candidate in
+            let record = records[candidate.index]
+            var differences = Self.differences(
+                expectation,
+                record,
+                unmatched: fields.filter { !candidate.matched.contains($0) }
+            )
+            if candidate.index < windowStart, let after {
                 differences.append(
                     "it came before \(after.id), expectations[\(after.expectation)]'s last match, in an ordered list"
                 )
             }
-            let score = matched.count + (after != nil && inWindow ? 1 : 0)
-            ranked.append((score, record.number, NearMiss(record: record, matched: matched, differences: differences)))
+            return NearMiss(record: record, matched: candidate.matched, differences: differences)
         }
-        ranked.sort { $0.score != $1.score ? $0.score > $1.score : $0.number > $1.number }
-        return ranked.prefix(limit).map(\.miss)
     }
 
     /// One phrase per field that differed, the refusal's account on the status (else the credential).

@@ -21,8 +21,6 @@ struct Verification: Sendable {
         let expectation: JournalExpectation
         /// The ids of the entries that matched it, oldest first.
         let matched: [String]
-        /// Where its window started, ordered: the previous expectation's last match; nil when it is every entry.
-        let after: (id: String, expectation: Int)?
         /// What fell short: `expected at least 1 matching request, found 0`; nil when met.
         let problem: String?
         /// The closest entries, for an unmet expectation.
@@ -59,7 +57,6 @@ struct Verification: Sendable {
                     index: index,
                     expectation: expectation,
                     matched: matches.map { records[$0].id },
-                    after: self.ordered ? after : nil,
                     problem: problem,
                     // Too many matches are listed in the problem; too few are explained by the closest others.
                     nearMisses: matches.count >= expectation.count.min
@@ -68,7 +65,7 @@ struct Verification: Sendable {
                             to: expectation,
                             among: records,
                             windowStart: window,
-                            after: self.ordered ? after : nil,
+                            after: after,
                             limit: Self.nearMissLimit
                         )
                 )
@@ -81,7 +78,8 @@ struct Verification: Sendable {
         return outcomes
     }
 
-    /// `expected at least 2 matching requests after r4 (expectations[0]'s last match), found 1 (r6)`.
+    /// `expected at least 2 matching requests after r4 (expectations[0]'s last match), found 1 (r6)`: the
+    /// first ten ids found (`matched` has them all).
     ///
     /// - Parameters:
     ///   - count: the expectation's count.
