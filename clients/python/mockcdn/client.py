@@ -165,7 +165,8 @@ class MockCDN:
                  status: int | None = None) -> list[dict[str, Any]]:
         """The request journal, oldest first (``GET /_mockcdn/requests``), filtered by method, path
         prefix and status (combined with AND). Each entry has ``method``, ``path``, ``query`` (redacted),
-        ``credential``, ``status``, ``fault``, ``reason``, ``clock``, byte counts and timing."""
+        ``credential``, ``status``, ``fault``, ``reason``, ``expired_at`` (when a credential refused for its
+        time expired, by the server's clock), ``clock``, byte counts and timing."""
         filters = {name: str(value) for name, value in (("method", method), ("path", path), ("status", status))
                    if value is not None}
         query = "?" + urllib.parse.urlencode(filters) if filters else ""

@@ -272,7 +272,8 @@ public final class MockCDN implements AutoCloseable {
     /**
      * The request journal, oldest first ({@code GET /_mockcdn/requests}), filtered by all the given criteria. Each
      * entry has {@code method}, {@code path}, {@code query} (redacted), {@code credential}, {@code status},
-     * {@code fault}, {@code reason}, {@code clock}, byte counts and timing.
+     * {@code fault}, {@code reason}, {@code expired_at} (when a credential refused for its time expired, by the
+     * server's clock), {@code clock}, byte counts and timing.
      *
      * @param method an HTTP method, or {@code null} for any
      * @param pathPrefix a path prefix such as {@code /demo/fixtures/}, or {@code null} for any
