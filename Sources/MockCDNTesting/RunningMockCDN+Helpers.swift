@@ -108,13 +108,23 @@ extension RunningMockCDN {
         /// Redacted: no token or signature.
         public let query: String
         /// The source of the credential that authorised the request: `fat-header`, `fat-query`,
-        /// `presigned`, `presigned-v2`, `s3-header-sigv4`, `s3-post-policy`, `cloudfront`, `cloudfront-cookie`,
-        /// `jwt` or `none`; never the credential itself.
+        /// `presigned`, `presigned-v2`, `s3-header-sigv4`, `s3-header-sigv2`, `s3-post-policy`, `cloudfront`,
+        /// `cloudfront-cookie`, `jwt` or `none`; never the credential itself.
         public let credential: String
         /// The status answered.
         public let status: Int
         /// The fault rule that hit the request, if any.
         public let fault: String?
+        /// An error answer's code and message (never a credential).
+        public let reason: String?
+        /// For a credential refused only because its time had passed: the expiry it named, Unix seconds by the
+        /// server's clock (compare with ``clock``).
+        public let expiredAt: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case id, clock, method, path, query, credential, status, fault, reason
+            case expiredAt = "expired_at"
+        }
     }
 
     /// The journal, oldest first, filtered by method, path prefix and status.
@@ -174,12 +184,7 @@ extension RunningMockCDN {
     ) async throws
         -> Data
     {
-        var request = URLRequest(url: target.hasPrefix("http") ? URL(string: target)! : self.url(target))
-        request.httpMethod = method
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let code = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let (data, code) = try await self.controlAnswer(method, target, body: body)
         guard code == status else {
             throw MockCDNTestServer.ControlError(
                 status: code,
@@ -187,6 +192,25 @@ extension RunningMockCDN {
             )
         }
         return data
+    }
+}
+
+extension RunningMockCDN {
+    /// A control request and whatever it answered: the body, and the status (0 when the answer was not HTTP).
+    ///
+    /// - Parameters:
+    ///   - method: the method.
+    ///   - target: a path on the server, or an absolute URL.
+    ///   - body: a JSON body, if any.
+    /// - Returns: the answer's body and status.
+    /// - Throws: URLSession's error when the server cannot be reached.
+    func controlAnswer(_ method: String, _ target: String, body: Data? = nil) async throws -> (Data, Int) {
+        var request = URLRequest(url: target.hasPrefix("http") ? URL(string: target)! : self.url(target))
+        request.httpMethod = method
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
     }
 }
 

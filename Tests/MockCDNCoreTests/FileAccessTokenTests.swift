@@ -23,6 +23,8 @@ struct FileAccessTokenTests {
             try FileAccessToken.verify(token, appID: "demo", key: Self.key, now: 4600)
         }
         #expect(expired?.message == "File Access Token has expired")
+        // The journal's `expired_at`: the token's `exp`.
+        #expect(expired?.expiredAt == 4600)
     }
 
     @Test("two tokens for the same user in the same second differ")

@@ -153,6 +153,8 @@ struct JWTTests {
         }
         #expect(error?.kind == kind)
         #expect(error?.message == "JWTAuth error: " + message)
+        // Only an expiry carries the `exp` to the journal's `expired_at`.
+        #expect((error?.expiredAt != nil) == (kind == .expired))
     }
 
     @Test("a clock at the end of time neither overflows nor refuses a token issued before it")

@@ -289,14 +289,14 @@ struct PostPolicyTests {
         let refused = Self.refusal { () throws(PostPolicyRefusal) in
             try Self.verify(Self.awsFields, now: Self.awsExpiration + 1)
         }
-        #expect(refused == .expired)
+        #expect(refused == .expired(at: Self.awsExpiration))
         #expect(refused?.code == "AccessDenied")
         #expect(refused?.message == "Invalid according to Policy: Policy expired.")
         #expect(refused?.category == .forbidden)
         let boto3 = Self.refusal { () throws(PostPolicyRefusal) in
             _ = try Self.verifyDemo(Self.boto3Fields, now: Self.boto3Expiration + 1)
         }
-        #expect(boto3 == .expired)
+        #expect(boto3 == .expired(at: Self.boto3Expiration))
     }
 
     @Test("a wrong signature is SignatureDoesNotMatch, showing the policy it covers and never the signature")

@@ -160,6 +160,7 @@ struct SigV2Tests {
         #expect(
             expired?.details == [.init("Expires", "2026-11-23T12:00:19Z"), .init("ServerTime", "2026-11-23T12:00:20Z")]
         )
+        #expect(expired?.expiredAt == Self.boto3Expires)
     }
 
     @Test("signed sub-resources and headers moved into the query verify; appended parameters are not signed")

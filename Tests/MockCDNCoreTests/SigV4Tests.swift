@@ -90,6 +90,7 @@ struct SigV4Tests {
                 .init("ServerTime", "2026-11-21T13:48:25Z"),
             ]
         )
+        #expect(expired?.expiredAt == Self.boto3Date + 60)
     }
 
     /// boto3 1.x `generate_presigned_url("put_object", ContentType="image/png", ExpiresIn=900)` at `boto3Date`,

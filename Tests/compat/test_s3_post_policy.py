@@ -9,9 +9,11 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat/test_s3_post_p
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import html
 import http.client
 import http.server
+import json
 import shutil
 import tempfile
 import threading
@@ -197,10 +199,14 @@ def test_an_expired_policy_is_refused(server):
     advance(server, 61)
     try:
         answer = post(form["url"], form["fields"], b"late")
+        refusal = journal(server)[-1]
     finally:
         reset(server)
     assert error_of(*answer[:2]) == (403, "AccessDenied", "Invalid according to Policy: Policy expired.")
     assert stored(client, key) is None
+    # The journal dates the refusal: the policy's expiration, by the MockCDN clock.
+    expiration = json.loads(base64.b64decode(form["fields"]["policy"]))["expiration"]
+    assert refusal["expired_at"] == int(dt.datetime.fromisoformat(expiration.replace("Z", "+00:00")).timestamp())
 
 
 def test_a_form_without_credentials_is_anonymous_and_refused(server):

@@ -80,6 +80,7 @@ export type CredentialSource =
   | 'cloudfront'
   | 'cloudfront-cookie'
   | 's3-header-sigv4'
+  | 's3-header-sigv2'
   | 's3-post-policy'
   | 'jwt'
   | 'none';
@@ -107,6 +108,8 @@ export interface JournalEntry {
   fault: string | null;
   /** An error answer's code and message. */
   reason?: string | null;
+  /** For a credential refused only because its time had passed: its expiry, Unix seconds by the MockCDN clock. */
+  expired_at?: number | null;
 }
 
 export interface RequestFilter {
@@ -130,6 +133,77 @@ export class MockCDNError extends Error {
   body: unknown;
   method?: string;
   url?: string;
+}
+
+/** An expectation for verify(): every member left out matches anything. */
+export interface Expectation {
+  /** HTTP method, compared case-insensitively. */
+  method?: string;
+  /** A glob over the path as sent: `*` within a segment, a `**` segment across any number of segments. */
+  path?: string;
+  /** Text the (redacted) query must contain. */
+  query?: string;
+  credential?: CredentialSource;
+  /** A status, or a class such as `4xx`. */
+  status?: number | `${1 | 2 | 3 | 4 | 5}xx`;
+  /** How many entries must match: a number (exactly), or bounds (a missing `min` is 0, a missing `max` none).
+   * Left out: at least once. */
+  count?: number | { min?: number; max?: number };
+}
+
+export interface VerifyOptions {
+  /** Each expectation must be met after the previous one's last match. */
+  ordered?: boolean;
+  /** Only journal entries after this id (`r12`) are judged. */
+  since?: string;
+}
+
+/** A journal entry that came close to an unmet expectation. */
+export interface NearMiss {
+  id: string;
+  clock: number;
+  method: string;
+  path: string;
+  query: string;
+  credential: CredentialSource | string;
+  status: number;
+  reason: string | null;
+  /** When a credential refused for its time expired, by the MockCDN clock. */
+  expired_at: number | null;
+  /** The fields of the expectation this entry matched. */
+  matched: string[];
+  /** What differed, one phrase each. */
+  differences: string[];
+  /** The differences after the fields that matched, e.g. `method and path matched, but status 403 where 200 was expected`. */
+  explanation: string;
+}
+
+/** POST /_mockcdn/verify's answer (200 or 409). */
+export interface VerificationResult {
+  met: boolean;
+  expectations: {
+    index: number;
+    met: boolean;
+    /** The expectation in words. */
+    expected: string;
+    /** Ids of the entries it matched, oldest first. */
+    matched: string[];
+    /** What fell short; null when met. */
+    problem: string | null;
+    /** At most three, closest first. */
+    near_misses: NearMiss[];
+  }[];
+  /** The whole in plain text. */
+  report: string;
+}
+
+/** verify() found an expectation unmet: the message is the server's near-miss report. */
+export class VerificationError extends MockCDNError {
+  constructor(report: string, options?: { result?: VerificationResult; method?: string; url?: string });
+  name: 'VerificationError';
+  status: 409;
+  report: string;
+  result: VerificationResult;
 }
 
 export interface ConnectOptions {
@@ -185,6 +259,9 @@ export class MockCDNClient {
   clearFaults(): Promise<void>;
   /** The journal, oldest first. */
   requests(filter?: RequestFilter): Promise<JournalEntry[]>;
+  /** Check the journal (POST /_mockcdn/verify); resolves to the ids each expectation matched, rejects with a
+   * VerificationError (the near-miss report) when one is unmet. */
+  verify(expectations: Expectation[], options?: VerifyOptions): Promise<string[][]>;
   clearRequests(): Promise<void>;
   /** Objects, journal, faults, clock, ... back to the startup state. */
   reset(): Promise<void>;

@@ -1,5 +1,5 @@
 // MockCDN test helper: start `mockcdn serve` (Node) or attach to a running server (Node, browsers), then
-// drive its test-control API (/_mockcdn: clock, tokens, journal, faults, reset).
+// drive its test-control API (/_mockcdn: clock, tokens, journal, verify, faults, reset).
 //
 // One ES module, no dependencies: the built-in `fetch` (Node 18+, browsers). Node's child_process is
 // imported dynamically, by startMockCDN only, so the module loads in a browser too.
@@ -17,6 +17,18 @@ export class MockCDNError extends Error {
     this.body = body;
     this.method = method;
     this.url = url;
+  }
+}
+
+/** An expectation verify() found unmet (POST /_mockcdn/verify answered 409). The message is the server's
+ * near-miss report: each unmet expectation, what fell short, and the journal entries that came closest with
+ * what differed; `result` is the whole answer. A MockCDNError with `status` 409, so one catch takes both. */
+export class VerificationError extends MockCDNError {
+  constructor(report, { result, method, url } = {}) {
+    super(report, { status: 409, body: result, method, url });
+    this.name = 'VerificationError';
+    this.report = report;
+    this.result = result;
   }
 }
 
@@ -167,6 +179,21 @@ export class MockCDNClient {
   /** GET /_mockcdn/requests: the journal, oldest first, filtered by method, path prefix and status. */
   async requests({ method, path, status } = {}) {
     return (await this.#control('GET', '/requests', { query: { method, path, status } })).requests;
+  }
+
+  /** POST /_mockcdn/verify: check the journal against expectations (each with any of `method`, `path` glob,
+   * `query`, `credential`, `status` and `count`); resolves to the ids each matched. An unmet one rejects
+   * with a VerificationError whose message is the near-miss report. */
+  async verify(expectations, { ordered, since } = {}) {
+    const body = { expectations };
+    if (ordered) body.ordered = true;
+    if (since !== undefined) body.since = since;
+    try {
+      return (await this.#control('POST', '/verify', { body })).expectations.map((outcome) => outcome.matched);
+    } catch (error) {
+      if (!(error instanceof MockCDNError) || error.status !== 409 || typeof error.body?.report !== 'string') throw error;
+      throw new VerificationError(error.body.report, { result: error.body, method: error.method, url: error.url });
+    }
   }
 
   /** DELETE /_mockcdn/requests: empty the journal. */

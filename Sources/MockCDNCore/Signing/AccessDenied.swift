@@ -25,12 +25,23 @@ public struct AccessDenied: Error, Sendable, Equatable, CustomStringConvertible 
     public let message: String
     public let details: [Detail]
     public let kind: Kind
+    /// The expiry the credential names (Unix seconds, judged by the MockCDN clock), on a refusal for expiry only:
+    /// the request journal keeps it (`expired_at`), so a near miss can say how long before the request the
+    /// credential expired. Never the credential itself.
+    public let expiredAt: Int64?
 
-    public init(_ message: String, code: String = "AccessDenied", details: [Detail] = [], kind: Kind = .forbidden) {
+    public init(
+        _ message: String,
+        code: String = "AccessDenied",
+        details: [Detail] = [],
+        kind: Kind = .forbidden,
+        expiredAt: Int64? = nil
+    ) {
         self.code = code
         self.message = message
         self.details = details
         self.kind = kind
+        self.expiredAt = expiredAt
     }
 
     public var description: String { self.message }
@@ -53,7 +64,16 @@ public struct AccessDenied: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// S3's text for a presigned URL past its expiry; every expiry refusal says it.
     public static let expiredMessage = "Request has expired"
-    public static let expired = AccessDenied(expiredMessage)
+
+    /// S3's refusal of a link past its expiry, which the journal dates.
+    ///
+    /// - Parameters:
+    ///   - expiredAt: when the link stopped holding, Unix seconds by the MockCDN clock.
+    ///   - details: S3's elements after `Message` (`Expires`, `ServerTime`).
+    /// - Returns: the refusal.
+    public static func expired(at expiredAt: Int64, details: [Detail] = []) -> AccessDenied {
+        AccessDenied(expiredMessage, details: details, expiredAt: expiredAt)
+    }
 
     /// Whether the credential was refused only because its time had passed (the rest held).
     public var isExpiry: Bool { self.message == Self.expiredMessage }

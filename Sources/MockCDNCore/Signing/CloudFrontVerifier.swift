@@ -56,7 +56,7 @@ public enum CloudFrontVerifier {
         if let policy {
             guard pair.key.isValidSignature(signature, for: signed, hash: hash) else { throw .signatureMismatch }
             guard resources.contains(where: policy.covers) else { throw .resourceMismatch }
-            guard now < expires else { throw .expired }
+            guard now < expires else { throw .expired(at: expires) }
             if let start = policy.dateGreaterThan, now < start { throw .notYetValid }
             guard policy.allows(address: clientAddress) else { throw .sourceIPMismatch }
             return Validity(notBefore: policy.dateGreaterThan, expiresAt: expires)
@@ -66,7 +66,7 @@ public enum CloudFrontVerifier {
                 return pair.key.isValidSignature(signature, for: canned, hash: hash)
             }
             guard valid else { throw .signatureMismatch }
-            guard now < expires else { throw .expired }
+            guard now < expires else { throw .expired(at: expires) }
             return Validity(expiresAt: expires)
         }
     }

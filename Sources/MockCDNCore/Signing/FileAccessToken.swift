@@ -55,7 +55,7 @@ public enum FileAccessToken {
         guard app == appID else { throw AccessDenied("File Access Token belongs to another app") }
         guard SecureBytes.constantTimeEqual(key.authenticationCode(for: parts[0]), [UInt8](signature))
         else { throw AccessDenied("File Access Token signature does not match") }
-        guard now < expiresAt else { throw AccessDenied("File Access Token has expired") }
+        guard now < expiresAt else { throw AccessDenied("File Access Token has expired", expiredAt: expiresAt) }
         return FileAccessClaims(
             appID: app,
             userID: user,

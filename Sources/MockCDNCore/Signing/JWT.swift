@@ -75,7 +75,7 @@ public enum JWT {
         claims.issuedAt = try numericDate("iat", in: payload)
         // `now` may be anything a test sets the clock to, so the leeway saturates rather than overflows.
         let horizon = now > Int64.max - leeway ? Int64.max : now + leeway
-        if let expiresAt = claims.expiresAt, now >= expiresAt { throw .expired }
+        if let expiresAt = claims.expiresAt, now >= expiresAt { throw .expired(at: expiresAt) }
         if let notBefore = claims.notBefore, notBefore > horizon { throw .notBefore }
         if let issuedAt = claims.issuedAt, issuedAt > horizon { throw .notYetValid }
         guard claims.isServer || !(claims.userID ?? "").isEmpty else { throw .noSubject }

@@ -6,6 +6,8 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public let kind: Kind
     public let message: String
+    /// The token's `exp` (Unix seconds), on a refusal for expiry only, for the request journal's `expired_at`.
+    public var expiredAt: Int64? = nil
 
     public var description: String { self.message }
 
@@ -22,7 +24,10 @@ public struct JWTError: Error, Sendable, Equatable, CustomStringConvertible {
         kind: .signatureMismatch,
         message: "JWTAuth error: signature is not valid. Make sure the token is created using the secret key"
     )
-    static let expired = JWTError(kind: .expired, message: "JWTAuth error: token has expired")
+    /// A token past its `exp`, which the journal dates.
+    static func expired(at expiresAt: Int64) -> JWTError {
+        JWTError(kind: .expired, message: "JWTAuth error: token has expired", expiredAt: expiresAt)
+    }
     static let notYetValid = JWTError(kind: .notYetValid, message: "JWTAuth error: token used before issue at (iat)")
     static let notBefore = JWTError(kind: .notYetValid, message: "JWTAuth error: token is not valid yet (nbf)")
     static let noSubject = JWTError(

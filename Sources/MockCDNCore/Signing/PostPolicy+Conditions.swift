@@ -168,7 +168,7 @@ extension PostPolicy {
         now: Int64
     ) throws(PostPolicyRefusal) {
         // "Invalid according to Policy: Policy expired." (LocalStack's `TestS3PresignedPost`).
-        guard now <= self.expiration else { throw .expired }
+        guard now <= self.expiration else { throw .expired(at: self.expiration) }
         var values: [String: [String]] = [:]
         for (name, value) in fields { values[name.lowercased(), default: []].append(value) }
         for condition in self.conditions {

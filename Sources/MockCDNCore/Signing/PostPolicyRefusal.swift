@@ -25,12 +25,22 @@ public struct PostPolicyRefusal: Error, Sendable, Equatable, CustomStringConvert
     public let details: [AccessDenied.Detail]
     /// How S3 answers it.
     public let kind: Kind
+    /// The policy's `expiration` (Unix seconds, judged by the MockCDN clock), on a refusal for expiry only: the
+    /// request journal keeps it (`expired_at`).
+    public let expiredAt: Int64?
 
-    init(_ message: String, code: String, details: [AccessDenied.Detail] = [], kind: Kind) {
+    init(
+        _ message: String,
+        code: String,
+        details: [AccessDenied.Detail] = [],
+        kind: Kind,
+        expiredAt: Int64? = nil
+    ) {
         self.code = code
         self.message = message
         self.details = details
         self.kind = kind
+        self.expiredAt = expiredAt
     }
 
     /// The code and the message.
@@ -78,11 +88,17 @@ public struct PostPolicyRefusal: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// The policy's `expiration` has passed.
-    public static let expired = PostPolicyRefusal(
-        "Invalid according to Policy: Policy expired.",
-        code: "AccessDenied",
-        kind: .forbidden
-    )
+    ///
+    /// - Parameter expiration: the policy's `expiration`, Unix seconds.
+    /// - Returns: the refusal, which the journal dates.
+    public static func expired(at expiration: Int64) -> PostPolicyRefusal {
+        PostPolicyRefusal(
+            "Invalid according to Policy: Policy expired.",
+            code: "AccessDenied",
+            kind: .forbidden,
+            expiredAt: expiration
+        )
+    }
 
     /// A condition the form does not meet, printed as S3 prints it.
     ///

@@ -124,8 +124,8 @@ public enum SigV2 {
         }
         // S3 refuses a request received after `Expires`, so the second it names still works.
         guard now <= expires else {
-            throw AccessDenied(
-                AccessDenied.expiredMessage,
+            throw AccessDenied.expired(
+                at: expires,
                 details: [.init("Expires", AmzDate.iso8601(expires)), .init("ServerTime", AmzDate.iso8601(now))]
             )
         }

@@ -194,8 +194,8 @@ public enum SigV4 {
         }
         guard date <= now + allowedSkew else { throw AccessDenied("Request is not yet valid") }
         guard now < date + expires else {
-            throw AccessDenied(
-                AccessDenied.expiredMessage,
+            throw AccessDenied.expired(
+                at: date + expires,
                 details: [
                     .init("X-Amz-Expires", String(expires)),
                     .init("Expires", AmzDate.iso8601(date + expires)),

@@ -11,10 +11,12 @@ struct CometChatError: ErrorEnvelope, ExplainedRefusal {
     let message: String
     /// S3's code and elements for a refused presigned PUT (`S3Code`, `Expires`, `CanonicalRequest`...).
     var details: [String: String] = [:]
+    /// The expiry of a credential refused for being past it (`ExplainedRefusal.expiredAt`).
+    var expiredAt: Int64? = nil
 
     /// No FAT, or one that is not valid for this app (presign, media upload).
-    static func notLoggedIn(_ message: String) -> CometChatError {
-        .init(status: .unauthorized, code: "ERR_NOT_LOGGED_IN", message: message)
+    static func notLoggedIn(_ message: String, expiredAt: Int64? = nil) -> CometChatError {
+        .init(status: .unauthorized, code: "ERR_NOT_LOGGED_IN", message: message, expiredAt: expiredAt)
     }
     /// No server JWT, or an invalid one (minting a FAT).
     static func unauthorized(_ message: String) -> CometChatError {
@@ -64,7 +66,8 @@ struct CometChatError: ErrorEnvelope, ExplainedRefusal {
             status: denial.kind == .malformed ? .badRequest : .forbidden,
             code: denial.isExpiry ? "ERR_PRESIGNED_URL_EXPIRED" : "ERR_PERMISSION_DENIED",
             message: denial.message,
-            details: details
+            details: details,
+            expiredAt: denial.expiredAt
         )
     }
     static func uploadStalled(seconds: Int64) -> CometChatError {
@@ -92,7 +95,7 @@ extension CometChatError {
     static func specific(_ error: any Error) -> CometChatError? {
         switch error {
         case let refusal as SignatureRefusal: .presignedPutDenied(refusal.denial)
-        case let denial as AccessDenied: .notLoggedIn(denial.message)
+        case let denial as AccessDenied: .notLoggedIn(denial.message, expiredAt: denial.expiredAt)
         case UploadFailure.stalled(let seconds): .uploadStalled(seconds: seconds)
         default: nil
         }

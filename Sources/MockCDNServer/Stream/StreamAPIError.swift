@@ -14,13 +14,15 @@ struct StreamAPIError: ErrorEnvelope, ExplainedRefusal {
     /// 40 token expired, -1 internal.
     let code: Int
     let message: String
+    /// The expiry of a token refused for being past it (`ExplainedRefusal.expiredAt`).
+    var expiredAt: Int64? = nil
 
     static func input(_ message: String) -> StreamAPIError { .init(status: .badRequest, code: 4, message: message) }
     static func authentication(_ message: String) -> StreamAPIError {
         .init(status: .unauthorized, code: 5, message: message)
     }
-    static func tokenExpired(_ message: String) -> StreamAPIError {
-        .init(status: .unauthorized, code: 40, message: message)
+    static func tokenExpired(_ message: String, expiredAt: Int64? = nil) -> StreamAPIError {
+        .init(status: .unauthorized, code: 40, message: message, expiredAt: expiredAt)
     }
     static func notAllowed(_ message: String) -> StreamAPIError {
         .init(status: .forbidden, code: 17, message: message)
@@ -56,7 +58,7 @@ extension StreamAPIError {
     /// Stream's code 40 for an expired token; any other JWT refusal is code 5 by its category.
     static func specific(_ error: any Error) -> StreamAPIError? {
         guard let error = error as? JWTError, error.kind == .expired else { return nil }
-        return .tokenExpired(error.message)
+        return .tokenExpired(error.message, expiredAt: error.expiredAt)
     }
 
     /// Any other failure, with Stream's code for its category (-1 where Stream has none).

@@ -1,5 +1,6 @@
 """Test helpers for MockCDN: start the ``mockcdn`` binary (or attach to a running server) and drive its
-test-control API (clock, tokens, request journal, faults, reset) from Python, standard library only.
+test-control API (clock, tokens, request journal, verification, faults, reset) from Python, standard
+library only.
 
     from mockcdn import MockCDN
 
@@ -11,7 +12,7 @@ With pytest, the ``mockcdn`` fixture (see :mod:`mockcdn.pytest_plugin`) gives ea
 """
 
 from .client import MockCDN
-from .errors import MockCDNError
+from .errors import MockCDNError, VerificationError
 
-__all__ = ["MockCDN", "MockCDNError", "__version__"]
+__all__ = ["MockCDN", "MockCDNError", "VerificationError", "__version__"]
 __version__ = "0.6.0"

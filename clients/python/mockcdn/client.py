@@ -13,7 +13,7 @@ import urllib.request
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .errors import MockCDNError
+from .errors import MockCDNError, VerificationError
 from .process import ServerProcess, launch
 
 # Control requests go straight to the server, never through an HTTP(S)_PROXY from the environment.
@@ -165,7 +165,8 @@ class MockCDN:
                  status: int | None = None) -> list[dict[str, Any]]:
         """The request journal, oldest first (``GET /_mockcdn/requests``), filtered by method, path
         prefix and status (combined with AND). Each entry has ``method``, ``path``, ``query`` (redacted),
-        ``credential``, ``status``, ``fault``, ``reason``, ``clock``, byte counts and timing."""
+        ``credential``, ``status``, ``fault``, ``reason``, ``expired_at`` (when a credential refused for its
+        time expired, by the server's clock), ``clock``, byte counts and timing."""
         filters = {name: str(value) for name, value in (("method", method), ("path", path), ("status", status))
                    if value is not None}
         query = "?" + urllib.parse.urlencode(filters) if filters else ""
@@ -174,6 +175,42 @@ class MockCDN:
     def clear_requests(self) -> None:
         """Empties the request journal."""
         self._call("DELETE", "/_mockcdn/requests")
+
+    def verify(self, *expectations: Mapping[str, Any], ordered: bool = False,
+               since: str | None = None) -> list[list[str]]:
+        """Checks the request journal against expectations (``POST /_mockcdn/verify``); returns, for each,
+        the ids of the entries it matched.
+
+        Each expectation is a mapping with any of ``method``, ``path`` (a glob: ``*`` within a segment, a
+        ``**`` segment across segments), ``query`` (text the query contains), ``credential`` (``fat-header``,
+        ``presigned``, ``cloudfront``...), ``status`` (``200`` or a class such as ``"4xx"``) and ``count``
+        (``{"min": N, "max": M}`` or a number; at least once by default)::
+
+            cdn.verify({"method": "GET", "path": "/demo/**", "credential": "fat-header", "status": 200},
+                       {"status": "4xx", "count": 0})
+
+        Args:
+            expectations: 1 to 100 expectations.
+            ordered: each expectation must be met after the previous one's last match.
+            since: only journal entries after this id (``"r12"``) are judged.
+
+        Raises:
+            VerificationError: an expectation is unmet; its message is the server's near-miss report.
+            MockCDNError: the document is refused (400, naming the member) or the server cannot be reached.
+        """
+        document: dict[str, Any] = {"expectations": [dict(expectation) for expectation in expectations]}
+        if ordered:
+            document["ordered"] = True
+        if since is not None:
+            document["since"] = since
+        try:
+            answer = self._call("POST", "/_mockcdn/verify", document)
+        except MockCDNError as error:
+            if error.status != 409:
+                raise
+            result = json.loads(error.body)
+            raise VerificationError(str(result["report"]), result) from None
+        return [list(outcome["matched"]) for outcome in answer["expectations"]]
 
     def reset(self) -> None:
         """Back to the startup state (``POST /_mockcdn/reset``): objects and fixtures, journal, faults,

@@ -1,4 +1,5 @@
-"""The one exception type the package raises."""
+"""The exceptions the package raises: ``MockCDNError`` for a failed call, and ``VerificationError`` (an
+``AssertionError``) for expectations :meth:`MockCDN.verify` found unmet."""
 
 from __future__ import annotations
 
@@ -28,3 +29,18 @@ class MockCDNError(Exception):
         if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
             return str(parsed["error"].get("message", self.body))
         return self.body
+
+
+class VerificationError(AssertionError):
+    """:meth:`MockCDN.verify` found an expectation unmet (``POST /_mockcdn/verify`` answered 409).
+
+    The message is the server's near-miss report: each unmet expectation, what fell short, and the journal
+    entries that came closest with what differed ("credential `fat-query` where `fat-header` was expected").
+    Being an ``AssertionError``, it fails a test as an assertion does. ``result`` is the server's whole answer
+    (``met``, ``expectations`` with ``matched``, ``problem`` and ``near_misses``, and ``report``).
+    """
+
+    def __init__(self, report: str, result: dict) -> None:
+        super().__init__(report)
+        self.report = report
+        self.result = result

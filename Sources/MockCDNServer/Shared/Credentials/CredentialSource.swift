@@ -1,5 +1,5 @@
 /// Where a request's credential came from; the request journal records this, never the credential.
-enum CredentialSource: String, Sendable {
+enum CredentialSource: String, Sendable, CaseIterable {
     case fatHeader = "fat-header"
     case fatQuery = "fat-query"
     /// A SigV4 presigned query.

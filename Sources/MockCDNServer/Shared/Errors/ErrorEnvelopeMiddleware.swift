@@ -4,7 +4,8 @@ import MockCDNCore
 
 /// Answers every error a route group throws in that group's envelope: handlers just `try`, and no error
 /// leaves a group in another shape, nor as Hummingbird's bare 500. The answer carries, for the journal, the
-/// credential that authorised the request (`CredentialNote`) and the refusal's reason (`RefusalNote`).
+/// credential that authorised the request (`CredentialNote`) and the refusal's reason and, for an expired
+/// credential, its expiry (`RefusalNote`).
 struct ErrorEnvelopeMiddleware<Envelope: ErrorEnvelope>: RouterMiddleware {
     typealias Context = AppRequestContext
 
@@ -20,9 +21,7 @@ struct ErrorEnvelopeMiddleware<Envelope: ErrorEnvelope>: RouterMiddleware {
             let envelope = Envelope.rendering(noted?.error ?? error)
             var response = try envelope.response(from: request, context: context)
             if let noted { response.headers[CredentialNote.header] = noted.credential.rawValue }
-            if let explained = envelope as? any ExplainedRefusal {
-                response.headers[RefusalNote.header] = explained.explanation
-            }
+            if let explained = envelope as? any ExplainedRefusal { RefusalNote.mark(&response, with: explained) }
             return response
         }
     }

@@ -6,4 +6,7 @@ import Hummingbird
 /// envelope conforms in its own file.
 protocol ExplainedRefusal: HTTPResponseError {
     var explanation: String { get }
+    /// For a credential refused only because its time had passed: the expiry it named, Unix seconds by the
+    /// MockCDN clock (never the credential), which the journal keeps as `expired_at`; nil otherwise.
+    var expiredAt: Int64? { get }
 }

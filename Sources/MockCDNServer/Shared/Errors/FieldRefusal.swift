@@ -2,7 +2,7 @@ import MockCDNCore
 
 /// An input error about one named part of a request (a field, an entry of a list): its message starts with
 /// that name, `upload_sizes[1]: width must be 1...4096`, and every envelope answers it as invalid input.
-struct FieldRefusal: CategorizedError {
+struct FieldRefusal: CategorizedError, Equatable {
     let field: String
     let message: String
 
@@ -22,5 +22,23 @@ struct FieldRefusal: CategorizedError {
         } catch let error as any CategorizedError where error.category == .invalidInput {
             throw FieldRefusal(field: field, message: error.publicMessage)
         }
+    }
+}
+
+extension FieldRefusal {
+    /// A refusal of the member a decoder reached, named by its coding path: `expectations[1].status`.
+    ///
+    /// - Parameters:
+    ///   - path: the member's coding path.
+    ///   - message: what is wrong with it.
+    init(at path: [any CodingKey], _ message: String) {
+        let name = path.reduce(into: "") { name, key in
+            if let index = key.intValue, key.stringValue.hasPrefix("Index ") || key.stringValue == String(index) {
+                name += "[\(index)]"
+            } else {
+                name += name.isEmpty ? key.stringValue : "." + key.stringValue
+            }
+        }
+        self.init(field: name.isEmpty ? "request body" : name, message: message)
     }
 }

@@ -10,6 +10,8 @@ struct S3Error: ErrorEnvelope, ExplainedRefusal {
     /// Extra elements after Message, in order (e.g. S3's `Expires` and `ServerTime`).
     var details: [(String, String)] = []
     var headers: HTTPFields = [:]
+    /// The expiry of a credential refused for being past it (`ExplainedRefusal.expiredAt`).
+    var expiredAt: Int64? = nil
 
     static func missingCredential() -> S3Error {
         S3Error(
@@ -28,7 +30,8 @@ struct S3Error: ErrorEnvelope, ExplainedRefusal {
             status: denial.kind == .malformed ? .badRequest : .forbidden,
             code: denial.code,
             message: denial.message,
-            details: denial.details.map { ($0.name, $0.value) }
+            details: denial.details.map { ($0.name, $0.value) },
+            expiredAt: denial.expiredAt
         )
     }
 
@@ -109,7 +112,8 @@ extension S3Error {
                 status: refusal.kind == .forbidden ? .forbidden : .badRequest,
                 code: refusal.code,
                 message: refusal.message,
-                details: refusal.details.map { ($0.name, $0.value) }
+                details: refusal.details.map { ($0.name, $0.value) },
+                expiredAt: refusal.expiredAt
             )
         default: nil
         }

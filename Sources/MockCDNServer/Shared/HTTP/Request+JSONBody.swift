@@ -61,6 +61,9 @@ extension JSONBodyError {
         } catch let error as JSONBodyError {
             // A type's own decoding said what was wrong (`now` that is no date).
             throw error
+        } catch let refusal as FieldRefusal {
+            // A type's own decoding named the member that was wrong (`expectations[1].status: ...`).
+            throw JSONBodyError(message: refusal.publicMessage)
         } catch {
             throw JSONBodyError(message: "\(what) is not valid JSON of the expected shape")
         }

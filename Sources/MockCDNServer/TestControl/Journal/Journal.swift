@@ -29,6 +29,10 @@ final class Journal: Sendable {
             /// Why an error answer refused the request: its code and message (`AccessDenied: Request has
             /// expired`), which name the rule that failed and never a credential's value.
             var reason: String? = nil
+            /// For a credential refused only because its time had passed: the expiry it named, Unix seconds by
+            /// the MockCDN clock (never the credential), so a near miss can say how long before `clock` it
+            /// expired.
+            var expiredAt: Int64? = nil
         }
 
         init(id: String, receivedAt: Double, clock: Int64, method: String, path: String, query: String, state: State) {
@@ -344,14 +348,15 @@ enum Redaction {
 extension Journal.Entry: Encodable {
     enum CodingKeys: String, CodingKey {
         case id, clock, method, path, query, credential, status, fault, reason
+        case expiredAt = "expired_at"
         case receivedAt = "received_at"
         case bytesIn = "bytes_in"
         case bytesOut = "bytes_out"
         case durationMilliseconds = "duration_ms"
     }
 
-    /// The entry as `GET /_mockcdn/requests` shows it, at this moment; `fault` and `reason` are written as
-    /// null when there is none, as the contract shows them.
+    /// The entry as `GET /_mockcdn/requests` shows it, at this moment; `fault`, `reason` and `expired_at` are
+    /// written as null when there is none, as the contract shows them.
     func encode(to encoder: any Encoder) throws {
         let state = self.snapshot
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -368,5 +373,6 @@ extension Journal.Entry: Encodable {
         try container.encode((state.durationMilliseconds * 1000).rounded() / 1000, forKey: .durationMilliseconds)
         try container.encode(state.fault, forKey: .fault)
         try container.encode(state.reason, forKey: .reason)
+        try container.encode(state.expiredAt, forKey: .expiredAt)
     }
 }

@@ -5,8 +5,8 @@ import MockCDNCore
 import NIOCore
 
 /// Records every request but the control routes' in the journal: method, path and query (redacted) on
-/// arrival; then the credential that authorised it, its status, the reason of a refusal and the fault that
-/// fired, all read off the answer (`CredentialNote`, `RefusalNote`, `FaultNote`); then bytes in and out and
+/// arrival; then the credential that authorised it, its status, the reason of a refusal (and when a refused
+/// credential expired) and the fault that fired, all read off the answer (`CredentialNote`, `RefusalNote`, `FaultNote`); then bytes in and out and
 /// the duration, once the body has been written. It also parses the query once, for the routes below.
 struct JournalMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
@@ -53,13 +53,14 @@ struct JournalMiddleware: RouterMiddleware {
             throw error
         }
         let credential = CredentialNote.take(from: &response)
-        let reason = RefusalNote.take(from: &response)
+        let refusal = RefusalNote.take(from: &response)
         let fault = FaultNote.take(from: &response)
         entry.update {
             $0.status = Int(response.status.code)
             $0.credential = credential
             // Messages quote bits of the request (a member name, a region); the journal keeps a bounded line.
-            $0.reason = reason.map { String($0.prefix(512)) }
+            $0.reason = refusal.map { String($0.reason.prefix(512)) }
+            $0.expiredAt = refusal?.expiredAt
             $0.fault = fault
         }
         // Without a fault, an answer of known length goes out untouched: a one-buffer body keeps its single

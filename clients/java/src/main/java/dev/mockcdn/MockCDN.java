@@ -19,7 +19,7 @@ import java.util.OptionalInt;
 
 /**
  * A MockCDN server and a client of its {@code /_mockcdn} test-control routes: the clock every expiry reads,
- * tokens minted at that clock, fault rules, the request journal and reset.
+ * tokens minted at that clock, fault rules, the request journal, verification and reset.
  *
  * <p>Make one with {@link #start()} (runs the {@code mockcdn} binary on a free port; {@link #close()} stops it,
  * so it fits try-with-resources) or {@link #connect(String, String)} (attaches to a server already running, such
@@ -272,7 +272,8 @@ public final class MockCDN implements AutoCloseable {
     /**
      * The request journal, oldest first ({@code GET /_mockcdn/requests}), filtered by all the given criteria. Each
      * entry has {@code method}, {@code path}, {@code query} (redacted), {@code credential}, {@code status},
-     * {@code fault}, {@code reason}, {@code clock}, byte counts and timing.
+     * {@code fault}, {@code reason}, {@code expired_at} (when a credential refused for its time expired, by the
+     * server's clock), {@code clock}, byte counts and timing.
      *
      * @param method an HTTP method, or {@code null} for any
      * @param pathPrefix a path prefix such as {@code /demo/fixtures/}, or {@code null} for any
@@ -290,6 +291,61 @@ public final class MockCDN implements AutoCloseable {
     /** Empties the request journal. */
     public void clearRequests() {
         call("DELETE", "/_mockcdn/requests", null);
+    }
+
+    /**
+     * Checks the request journal against expectations ({@code POST /_mockcdn/verify}) and returns, for each, the ids
+     * of the entries it matched. Each expectation has any of {@code method}, {@code path} (a glob: {@code *} within
+     * a segment, a {@code **} segment across segments), {@code query} (text the query contains), {@code credential}
+     * ({@code fat-header}, {@code presigned}, {@code cloudfront}...), {@code status} (a number, or a class such as
+     * {@code "4xx"}) and {@code count} (a number, or {@code Map.of("min", N, "max", M)}; at least once by default):
+     * {@code cdn.verify(List.of(Map.of("method", "GET", "path", "/demo/**", "credential", "fat-header")))}.
+     *
+     * @throws VerificationError when an expectation is unmet; its message is the server's near-miss report
+     * @throws MockCDNException when the document is refused (400, naming the member) or the server is not reachable
+     */
+    public List<List<String>> verify(List<? extends Map<String, ?>> expectations) {
+        return verify(expectations, false, null);
+    }
+
+    /**
+     * {@link #verify(List)}, in order (each expectation met after the previous one's last match) and only over the
+     * journal entries after {@code since} (an id such as {@code r12}; {@code null} for all).
+     *
+     * @throws VerificationError when an expectation is unmet; its message is the server's near-miss report
+     * @throws MockCDNException when the document is refused (400, naming the member) or the server is not reachable
+     */
+    public List<List<String>> verify(List<? extends Map<String, ?>> expectations, boolean ordered, String since) {
+        Map<String, Object> document = new LinkedHashMap<>();
+        document.put("expectations", expectations);
+        if (ordered) {
+            document.put("ordered", true);
+        }
+        putIfPresent(document, "since", since);
+        Map<String, Object> answer;
+        try {
+            answer = object(call("POST", "/_mockcdn/verify", document));
+        } catch (MockCDNException refused) {
+            if (refused.status() != 409) {
+                throw refused;
+            }
+            Map<String, Object> result;
+            try {
+                result = object(Json.read(refused.body()));
+            } catch (JsonProcessingException notJson) {
+                throw refused;
+            }
+            throw new VerificationError(String.valueOf(result.get("report")), result);
+        }
+        List<List<String>> matched = new ArrayList<>();
+        for (Map<String, Object> outcome : listOf(answer.get("expectations"))) {
+            List<String> ids = new ArrayList<>();
+            for (Object id : (List<?>) outcome.get("matched")) {
+                ids.add(String.valueOf(id));
+            }
+            matched.add(ids);
+        }
+        return matched;
     }
 
     /**

@@ -5,8 +5,8 @@ import java.util.Map;
 
 /**
  * A MockCDN call failed: the server answered an error status, could not be reached, or the {@code mockcdn}
- * process could not be started or stopped. The only exception type this library throws (unchecked, so test
- * code needs no {@code throws} clauses).
+ * process could not be started or stopped. Unchecked, so test code needs no {@code throws} clauses; the only other
+ * failure this library throws is {@link VerificationError}, an unmet expectation of {@link MockCDN#verify}.
  */
 public class MockCDNException extends RuntimeException {
     private static final long serialVersionUID = 1L;
