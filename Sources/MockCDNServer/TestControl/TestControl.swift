@@ -52,6 +52,7 @@ struct TestControl {
             .addRoutes(to: control)
         TokensController(apps: self.apps, clock: self.clock).addRoutes(to: control)
         JournalController(journal: self.journal).addRoutes(to: control)
+        ReportController(journal: self.journal).addRoutes(to: control)
         FaultsController(faults: self.faults).addRoutes(to: control)
         ResetController(reset: self.reset).addRoutes(to: control)
         MetricsController(metrics: self.metrics).addRoutes(to: root)

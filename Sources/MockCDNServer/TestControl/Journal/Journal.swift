@@ -29,6 +29,9 @@ final class Journal: Sendable {
             /// Why an error answer refused the request: its code and message (`AccessDenied: Request has
             /// expired`), which name the rule that failed and never a credential's value.
             var reason: String? = nil
+            /// The kinds of fault the rule in `fault` applied (`delay`, `status`, `throttle`, `truncate`,
+            /// `reset`); empty when none fired. The rule may be deleted later; its kinds stay here.
+            var faultKinds: [String] = []
         }
 
         init(id: String, receivedAt: Double, clock: Int64, method: String, path: String, query: String, state: State) {
@@ -344,6 +347,7 @@ enum Redaction {
 extension Journal.Entry: Encodable {
     enum CodingKeys: String, CodingKey {
         case id, clock, method, path, query, credential, status, fault, reason
+        case faultKinds = "fault_kinds"
         case receivedAt = "received_at"
         case bytesIn = "bytes_in"
         case bytesOut = "bytes_out"
@@ -368,5 +372,6 @@ extension Journal.Entry: Encodable {
         try container.encode((state.durationMilliseconds * 1000).rounded() / 1000, forKey: .durationMilliseconds)
         try container.encode(state.fault, forKey: .fault)
         try container.encode(state.reason, forKey: .reason)
+        try container.encode(state.faultKinds, forKey: .faultKinds)
     }
 }

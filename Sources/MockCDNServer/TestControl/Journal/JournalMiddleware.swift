@@ -55,12 +55,14 @@ struct JournalMiddleware: RouterMiddleware {
         let credential = CredentialNote.take(from: &response)
         let reason = RefusalNote.take(from: &response)
         let fault = FaultNote.take(from: &response)
+        let faultKinds = FaultNote.takeKinds(from: &response)
         entry.update {
             $0.status = Int(response.status.code)
             $0.credential = credential
             // Messages quote bits of the request (a member name, a region); the journal keeps a bounded line.
             $0.reason = reason.map { String($0.prefix(512)) }
             $0.fault = fault
+            $0.faultKinds = faultKinds
         }
         // Without a fault, an answer of known length goes out untouched: a one-buffer body keeps its single
         // write (head, body and end together), and the entry is completed now, with that length as bytes out.
