@@ -36,7 +36,9 @@ enum ServerReport {
         else { throw Failure(description: "--url must be http://HOST:PORT (MockCDN serves plain HTTP)") }
         let port = url.port ?? 80
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        let sinceItem = since.map { "&since=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
+        let sinceItem = since.map {
+            "&since=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        }
         let target = "/_mockcdn/report?format=\(format)" + (sinceItem ?? "")
         return try await withThrowingTaskGroup(of: Answer.self) { group in
             group.addTask {

@@ -30,7 +30,9 @@ struct ContractReportDriftTests {
         let start = "<!-- \(ContractBehaviours.startMarker) -->\n"
         let end = "<!-- \(ContractBehaviours.endMarker) -->\n"
         let document = "intro\n" + start + ContractBehaviours.markdownTable + extra + end + "after\n"
-        #expect((ContractBehaviours.generatedSection(of: document) == ContractBehaviours.markdownTable) == extra.isEmpty)
+        #expect(
+            (ContractBehaviours.generatedSection(of: document) == ContractBehaviours.markdownTable) == extra.isEmpty
+        )
         #expect(ContractBehaviours.generatedSection(of: "no markers\n") == nil)
     }
 }

@@ -55,10 +55,18 @@ public enum ContractBehaviours {
     // MARK: - CometChat
 
     static let cometChat: [ContractBehaviour] = [
-        .init("cometchat.credential.fat-header", .cometchat, "FAT in the `fat` header accepted",
-            rule: "`credential` `fat-header`, 2xx or 304") { $0.credential == .fatHeader && $0.succeeded },
-        .init("cometchat.credential.fat-query", .cometchat, "FAT in the `fat` query parameter accepted",
-            rule: "`credential` `fat-query`, 2xx or 304") { $0.credential == .fatQuery && $0.succeeded },
+        .init(
+            "cometchat.credential.fat-header",
+            .cometchat,
+            "FAT in the `fat` header accepted",
+            rule: "`credential` `fat-header`, 2xx or 304"
+        ) { $0.credential == .fatHeader && $0.succeeded },
+        .init(
+            "cometchat.credential.fat-query",
+            .cometchat,
+            "FAT in the `fat` query parameter accepted",
+            rule: "`credential` `fat-query`, 2xx or 304"
+        ) { $0.credential == .fatQuery && $0.succeeded },
         .init("cometchat.fat.mint", .cometchat, "FAT minted", rule: "`POST /v1/apps/{app}/fat`, 200") {
             $0.method == "POST" && $0.segments.first == "v1" && $0.segments.last == "fat" && $0.status == 200
         },
@@ -71,13 +79,18 @@ public enum ContractBehaviours {
         .init("cometchat.upload-urls", .cometchat, "Upload URLs issued", rule: "`POST /v1/apps/{app}/uploads`, 200") {
             $0.method == "POST" && $0.segments.first == "v1" && $0.segments.last == "uploads" && $0.status == 200
         },
-        .init("cometchat.presigned-put", .cometchat, "Presigned PUT stored",
-            rule: "`PUT /{app}/{key}` with `credential` `presigned` or `presigned-v2`, 200") {
+        .init(
+            "cometchat.presigned-put",
+            .cometchat,
+            "Presigned PUT stored",
+            rule: "`PUT /{app}/{key}` with `credential` `presigned` or `presigned-v2`, 200"
+        ) {
             $0.isCometChat && $0.method == "PUT" && $0.status == 200
         },
         refusal("cometchat.refused.expired", .cometchat, "401 expired FAT or JWT", 401, "expired") { $0.isCometChat },
-        refusal("cometchat.refused.tampered", .cometchat, "401 FAT or JWT signature does not match", 401, "signature")
-        { $0.isCometChat },
+        refusal("cometchat.refused.tampered", .cometchat, "401 FAT or JWT signature does not match", 401, "signature") {
+            $0.isCometChat
+        },
         refusal("cometchat.refused.wrong-app", .cometchat, "401 FAT of another app", 401, "belongs to another app") {
             $0.isCometChat
         },
@@ -100,8 +113,12 @@ public enum ContractBehaviours {
         refusal("media.refused.tampered", .media, "403 signature does not match", 403, "does not match") {
             $0.isMediaRead
         },
-        .init("media.refused.wrong-app", .media, "403 credential of another app",
-            rule: "a read, 403, `reason` has `belongs to another app` or `InvalidAccessKeyId`") {
+        .init(
+            "media.refused.wrong-app",
+            .media,
+            "403 credential of another app",
+            rule: "a read, 403, `reason` has `belongs to another app` or `InvalidAccessKeyId`"
+        ) {
             $0.isMediaRead && $0.routeRan && $0.status == 403
                 && ($0.reasonHas("belongs to another app") || $0.reasonHas("InvalidAccessKeyId"))
         },
@@ -138,18 +155,34 @@ public enum ContractBehaviours {
     // MARK: - CloudFront
 
     static let cloudFront: [ContractBehaviour] = [
-        .init("cloudfront.canned", .cloudfront, "Canned-policy link accepted",
-            rule: "`credential` `cloudfront`, query has `Expires` and no `Policy`, 2xx or 304") {
+        .init(
+            "cloudfront.canned",
+            .cloudfront,
+            "Canned-policy link accepted",
+            rule: "`credential` `cloudfront`, query has `Expires` and no `Policy`, 2xx or 304"
+        ) {
             $0.credential == .cloudfront && $0.hasQuery("expires") && !$0.hasQuery("policy") && $0.succeeded
         },
-        .init("cloudfront.custom", .cloudfront, "Custom-policy link accepted",
-            rule: "`credential` `cloudfront`, query has `Policy`, 2xx or 304") {
+        .init(
+            "cloudfront.custom",
+            .cloudfront,
+            "Custom-policy link accepted",
+            rule: "`credential` `cloudfront`, query has `Policy`, 2xx or 304"
+        ) {
             $0.credential == .cloudfront && $0.hasQuery("policy") && $0.succeeded
         },
-        .init("cloudfront.cookies", .cloudfront, "Signed cookies accepted",
-            rule: "`credential` `cloudfront-cookie`, 2xx or 304") { $0.credential == .cloudfrontCookie && $0.succeeded },
-        .init("cloudfront.refused.expired", .cloudfront, "403 expired CloudFront link",
-            rule: "a read whose query has `Key-Pair-Id`, 403, `reason` has `expired`") {
+        .init(
+            "cloudfront.cookies",
+            .cloudfront,
+            "Signed cookies accepted",
+            rule: "`credential` `cloudfront-cookie`, 2xx or 304"
+        ) { $0.credential == .cloudfrontCookie && $0.succeeded },
+        .init(
+            "cloudfront.refused.expired",
+            .cloudfront,
+            "403 expired CloudFront link",
+            rule: "a read whose query has `Key-Pair-Id`, 403, `reason` has `expired`"
+        ) {
             $0.isMediaRead && $0.routeRan && $0.hasQuery("key-pair-id") && $0.status == 403 && $0.reasonHas("expired")
         },
     ]
@@ -158,11 +191,19 @@ public enum ContractBehaviours {
 
     static let control: [ContractBehaviour] =
         ["delay", "status", "throttle", "truncate", "reset"].map { kind in
-            ContractBehaviour("control.fault.\(kind)", .control, "Fault `\(kind)` met",
-                rule: "`fault_kinds` has `\(kind)`") { $0.faultKinds.contains(kind) }
+            ContractBehaviour(
+                "control.fault.\(kind)",
+                .control,
+                "Fault `\(kind)` met",
+                rule: "`fault_kinds` has `\(kind)`"
+            ) { $0.faultKinds.contains(kind) }
         } + [
-            .init("control.clock.past-expiry", .control, "Refused as expired after the clock was moved ahead",
-                rule: "401 or 403, `reason` has `expired`, `clock` more than 1 s ahead of `received_at`") {
+            .init(
+                "control.clock.past-expiry",
+                .control,
+                "Refused as expired after the clock was moved ahead",
+                rule: "401 or 403, `reason` has `expired`, `clock` more than 1 s ahead of `received_at`"
+            ) {
                 $0.routeRan && $0.refusedAsExpired && Double($0.clock) > $0.receivedAt + 1
             }
         ]
@@ -199,8 +240,12 @@ public enum ContractBehaviours {
 
     /// A row for a read of a resized variant in one mode.
     private static func resize(_ mode: String) -> ContractBehaviour {
-        .init("media.resize.\(mode)", .media, "Resize `\(mode)`",
-            rule: "a read with `w` or `h`, `resize=\(mode)`" + (mode == "clip" ? " or none" : "") + ", 200, 206 or 304") {
+        .init(
+            "media.resize.\(mode)",
+            .media,
+            "Resize `\(mode)`",
+            rule: "a read with `w` or `h`, `resize=\(mode)`" + (mode == "clip" ? " or none" : "") + ", 200, 206 or 304"
+        ) {
             $0.isMediaRead && $0.routeRan && [200, 206, 304].contains($0.status) && $0.resizeMode == mode
         }
     }

@@ -82,7 +82,13 @@ extension CoverageReport {
                     rowsCovered: covered,
                     percent: Self.percent(covered, of: rows.count),
                     rows: rows.map {
-                        RowDocument(id: $0.id, title: $0.title, covered: $0.covered, count: $0.count, example: $0.example)
+                        RowDocument(
+                            id: $0.id,
+                            title: $0.title,
+                            covered: $0.covered,
+                            count: $0.count,
+                            example: $0.example
+                        )
                     }
                 )
             }
@@ -103,7 +109,8 @@ extension CoverageReport {
     ///   - documents: reports as `format=json` answers them.
     ///   - table: the rows to look for.
     /// - Returns: the union.
-    static func merging(_ documents: [Document], table: [ContractBehaviour] = ContractBehaviours.all) -> CoverageReport {
+    static func merging(_ documents: [Document], table: [ContractBehaviour] = ContractBehaviours.all) -> CoverageReport
+    {
         var report = CoverageReport(entries: [], table: table)
         let counts = documents.map { document in
             Dictionary(

@@ -19,7 +19,8 @@ extension CoverageReport {
                     + #"skipped="\#(uncovered)" time="0">"#
             )
             for row in rows {
-                let name = #"<testcase classname="mockcdn.\#(surface.rawValue)" name="\#(Self.escaped(row.id))" time="0""#
+                let name =
+                    #"<testcase classname="mockcdn.\#(surface.rawValue)" name="\#(Self.escaped(row.id))" time="0""#
                 if let example = row.example, row.covered {
                     lines.append("    \(name)>")
                     lines.append(

@@ -37,7 +37,13 @@ struct CoverageReport: Sendable, Equatable {
                 count += 1
                 if example == nil { example = entry.id }
             }
-            return Row(id: behaviour.id, surface: behaviour.surface, title: behaviour.title, count: count, example: example)
+            return Row(
+                id: behaviour.id,
+                surface: behaviour.surface,
+                title: behaviour.title,
+                count: count,
+                example: example
+            )
         }
         self.entries = entries.count
         self.since = since

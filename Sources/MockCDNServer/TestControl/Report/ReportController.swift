@@ -44,7 +44,10 @@ struct ReportController {
     /// - Throws: `HTTPError` 400 for an unknown parameter or format.
     static func format(_ query: QueryItems) throws -> ReportFormat {
         if let unknown = query.firstName(notIn: Self.parameters) {
-            throw HTTPError(.badRequest, message: "unknown parameter \(unknown.prefix(64)); the parameters are format and since")
+            throw HTTPError(
+                .badRequest,
+                message: "unknown parameter \(unknown.prefix(64)); the parameters are format and since"
+            )
         }
         guard let text = query.first("format") else { return .json }
         guard let format = ReportFormat(rawValue: text.lowercased()) else {
