@@ -283,6 +283,18 @@ struct ContractBehavioursTests {
             rows: ["media.status.200", "s3.credential.presigned-v2", "control.fault.truncate"]
         ),
         .init(entry: .init(id: "r28", method: "-", path: "-", status: 400, reason: "bad head"), rows: []),
+        // The router's empty 404 for a path no route takes: no reason, no row.
+        .init(entry: .init(id: "r29", method: "GET", path: "/favicon.ico", status: 404), rows: []),
+        .init(
+            entry: .init(
+                id: "r30",
+                method: "GET",
+                path: "/nobucket",
+                status: 404,
+                reason: "NoSuchBucket: The specified bucket does not exist"
+            ),
+            rows: ["s3.status.404"]
+        ),
     ]
 
     @Test("an entry covers exactly its rows", arguments: vectors)

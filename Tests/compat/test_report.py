@@ -185,3 +185,41 @@ def test_cli_fail_under_gates_on_the_percentage(driven):
     assert "below --fail-under" in below.stderr and "# MockCDN contract coverage" in below.stdout
     listing = subprocess.run([str(BINARY), "report", "--list"], capture_output=True, text=True, timeout=60)
     assert listing.returncode == 0 and "| `control.clock.past-expiry` |" in listing.stdout
+
+
+def test_console_shows_the_report():
+    """The console's Coverage tab in headless Chromium, on a server of its own (the page's own thumbnail reads
+    are journaled too): one table per surface, the rows the JSON report covers marked covered."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from conftest import launch
+    from support import browser
+
+    with launch() as running:
+        server = running.url
+        assert request(f"{server}/demo/fixtures/sample.pdf", headers={"fat": fat(server, 3600)})[0] == 200
+        driver = browser()
+        try:
+            driver.set_page_load_timeout(20)
+            driver.get(server + "/_mockcdn/ui")
+            # 30 s for each wait: >= 10x what the page takes to draw; each returns as soon as it holds.
+            waiting = WebDriverWait(driver, 30, ignored_exceptions=[StaleElementReferenceException])
+            waiting.until(lambda d: d.find_element(By.CSS_SELECTOR, '.tab[data-view="report"]')).click()
+            waiting.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#report table")) == 6)
+
+            def page_matches_server(d) -> bool:
+                document = json.loads(report(server)[0])
+                expected = {row["id"] for surface in document["surfaces"] for row in surface["rows"] if row["covered"]}
+                shown = {row.get_attribute("data-id") for row in d.find_elements(By.CSS_SELECTOR, "#report tr.covered")}
+                return shown == expected
+
+            waiting.until(page_matches_server)
+            covered = {row.get_attribute("data-id") for row in driver.find_elements(By.CSS_SELECTOR, "#report tr.covered")}
+            assert {"cometchat.credential.fat-header", "media.status.200"} <= covered
+            assert "stream.status.413" not in covered
+            total = len(driver.find_elements(By.CSS_SELECTOR, "#report tbody tr"))
+            assert f"of {total} behaviours covered" in driver.find_element(By.ID, "report-summary").text
+        finally:
+            driver.quit()

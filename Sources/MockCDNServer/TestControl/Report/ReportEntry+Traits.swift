@@ -35,9 +35,12 @@ extension ReportEntry {
         self.reason?.range(of: text, options: .caseInsensitive) != nil
     }
 
-    /// Whether the route ran: a fault rule with a `status` answers in its place, and such an answer says
-    /// nothing about the contract, only about the fault.
-    var routeRan: Bool { !self.faultKinds.contains("status") && self.method != "-" }
+    /// Whether a route answered: a fault rule with a `status` answers in its place, and such an answer says
+    /// nothing about the contract, only about the fault; an error answer without a reason is the router's
+    /// empty 404 for a path no route takes (every route group's envelope gives its errors a reason).
+    var routeRan: Bool {
+        !self.faultKinds.contains("status") && self.method != "-" && (self.status < 400 || self.reason != nil)
+    }
 
     /// A Stream route: `/channels/...`, `/api/v2/...`, `/app`.
     var isStream: Bool {
