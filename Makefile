@@ -10,7 +10,8 @@ VIDEO_PACKAGES := ffmpeg
 BROWSER_PACKAGES := chromium chromium-driver
 # Real peers for the compatibility suite and the OpenAPI check.
 # Stream's Python server SDKs are pinned: the compat suite checks MockCDN against these exact releases.
-PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium stream-chat==4.33.0 getstream==7.0.0 'moto[server]' pytest-xdist
+# junitparser reads the coverage report's JUnit XML in Tests/compat/test_report.py.
+PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium stream-chat==4.33.0 getstream==7.0.0 'moto[server]' pytest-xdist junitparser
 SERVE_FLAGS ?=
 # The Python peers live in a virtualenv of the project's (Debian 12 and Ubuntu refuse `pip install` into the
 # system Python, PEP 668). It sees the system's packages too, so what is already installed is not fetched
@@ -65,7 +66,7 @@ venv:
 
 ## py-deps: the Python peers (botocore, awscli, ...), installed into .venv with pip only when one is missing.
 py-deps: venv
-	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium, moto, flask, xdist; \
+	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium, moto, flask, xdist, junitparser; \
 		from importlib.metadata import version as v; \
 		assert v('stream-chat') == '4.33.0' and v('getstream') == '7.0.0'" 2>/dev/null \
 		&& command -v aws >/dev/null && command -v moto_server >/dev/null; then :; else \
