@@ -19,7 +19,7 @@ SERVE_FLAGS ?=
 VENV := $(CURDIR)/.venv
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test architecture-check test-swift test-consumer test-compat test-helpers test-java dist dist-deps dist-check client-isolation openapi-check docs format format-check bench-startup \
+.PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test architecture-check test-swift test-consumer test-compat test-helpers test-java client-coverage dist dist-deps dist-check client-isolation openapi-check docs format format-check bench-startup \
 	bench-upload bench-resize bench soak fuzz test-stress clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
@@ -115,6 +115,13 @@ test-swift: video-deps py-deps
 test-consumer: deps video-deps
 	$(SWIFT) build --build-tests --package-path Tests/ExampleConsumer --scratch-path .build
 	SWIFT=$(SWIFT) scripts/swift-test-bounded.sh 300 --package-path Tests/ExampleConsumer --scratch-path .build --skip-build
+
+## client-coverage: MockCDNClient's own end-to-end suite, with the contract coverage report of every server it
+## started written to .build/client-coverage.md (MOCKCDN_REPORT; docs/report.md lists the rows it leaves).
+client-coverage: deps video-deps
+	$(SWIFT) build --build-tests
+	MOCKCDN_REPORT=$(CURDIR)/.build/client-coverage.md $(SWIFT) test --skip-build --filter MockCDNClientTests
+	@sed -n 3p $(CURDIR)/.build/client-coverage.md
 
 ## test-compat: real AWS tooling (botocore's CloudFrontSigner, aws cloudfront sign), moto_server and the Stream
 ## SDKs against the real binary, and every code block of the README and docs/guides (node runs the JavaScript
