@@ -93,23 +93,33 @@ def _wait_until_healthy(server: MockCDN, timeout: float) -> None:
 
 
 @pytest.fixture(scope="session")
-def mockcdn_server(pytestconfig: pytest.Config) -> Iterator[MockCDN]:
+def mockcdn_server() -> Iterator[MockCDN]:
     """A MockCDN server for the whole session: ``$MOCKCDN_URL`` when set, else one started here."""
     url = os.environ.get("MOCKCDN_URL")
     if url:
         server = MockCDN.connect(url, admin_token=os.environ.get("MOCKCDN_ADMIN_TOKEN") or None)
         _wait_until_healthy(server, timeout=30.0)
         yield server
-        _write_report(pytestconfig, server)
         return
     server = MockCDN.start()
     try:
         yield server
-        _write_report(pytestconfig, server)
     finally:
         code = server.stop()
     if code != 0:
         pytest.fail(f"mockcdn exited with code {code} when stopped", pytrace=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _mockcdn_session_report(request: pytest.FixtureRequest) -> Iterator[None]:
+    """With ``--mockcdn-report``, writes the session's report before the server stops. It asks for
+    ``mockcdn_server`` itself, so a ``conftest.py`` that overrides that fixture still gets its report."""
+    if not request.config.getoption("mockcdn_report"):
+        yield
+        return
+    server = request.getfixturevalue("mockcdn_server")
+    yield
+    _write_report(request.config, server)
 
 
 @pytest.fixture

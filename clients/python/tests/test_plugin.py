@@ -104,3 +104,22 @@ def test_no_report_option_writes_nothing(pytester: pytest.Pytester, server: Mock
     pytester.makepyfile(test_child=REPORT_TESTS)
     pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q").assert_outcomes(passed=2)
     assert not list(pytester.path.glob("coverage.*"))
+
+
+def test_report_option_with_an_overridden_server_fixture(pytester: pytest.Pytester, server: MockCDN,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MOCKCDN_URL", raising=False)
+    monkeypatch.setenv("NO_PROXY", "*")
+    pytester.makeconftest(f'''
+import pytest
+from mockcdn import MockCDN
+
+@pytest.fixture(scope="session")
+def mockcdn_server():
+    yield MockCDN.connect("{server.url}")
+''')
+    pytester.makepyfile(test_child=REPORT_TESTS)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", "--mockcdn-report=coverage.json")
+    result.assert_outcomes(passed=2)
+    report = json.loads((pytester.path / "coverage.json").read_text())
+    assert report["rows_covered"] == 3 and report["entries"] == 2

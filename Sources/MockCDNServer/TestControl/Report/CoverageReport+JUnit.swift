@@ -1,16 +1,16 @@
 /// The report as JUnit XML (`format=junit`), for CI systems that show test results: one `<testsuite>` per
 /// surface, one `<testcase>` per row. A row never exercised is `<skipped>`, not `<failure>`: it is a gap in
 /// the client's suite, not a broken behaviour, and many CI systems turn any failure red; the gate is
-/// `mockcdn report --fail-under`. A covered row's count and example go in its `<system-out>`.
+/// `mockcdn report --fail-under`. A covered row's count and example go in its `<system-out>`. Only attributes
+/// the common JUnit schema (Jenkins' `junit-10.xsd`) has are written: `skipped` on each `<testsuite>`, not on
+/// `<testsuites>`.
 extension CoverageReport {
     /// The report as JUnit XML text.
     var junit: String {
         let total = self.rows.count
-        let skipped = total - self.covered
         var lines = [
             #"<?xml version="1.0" encoding="UTF-8"?>"#,
-            #"<testsuites name="MockCDN contract coverage" tests="\#(total)" failures="0" errors="0" "#
-                + #"skipped="\#(skipped)" time="0">"#,
+            #"<testsuites name="MockCDN contract coverage" tests="\#(total)" failures="0" errors="0" time="0">"#,
         ]
         for (surface, rows) in self.surfaces {
             let uncovered = rows.count { !$0.covered }

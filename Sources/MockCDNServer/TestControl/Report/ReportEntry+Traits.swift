@@ -78,7 +78,7 @@ extension ReportEntry {
 
     /// A refusal because a credential or signed link had expired, by the reason's words.
     var refusedAsExpired: Bool {
-        (self.status == 401 || self.status == 403) && (self.reasonHas("expired"))
+        (self.status == 401 || self.status == 403) && self.reasonHas("expired")
     }
 
     /// The resize mode of a read that asked for a size (`w` or `h`): `resize`, `clip` when absent.
