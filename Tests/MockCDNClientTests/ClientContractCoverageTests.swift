@@ -113,4 +113,67 @@ struct ClientContractCoverageTests {
             #expect(kinds == [["delay"], ["truncate"]])
         }
     }
+
+    @Test("presign refuses an expired, forged or foreign FAT as not logged in, and a missing object as 404")
+    func presignRefusals() async throws {
+        try await ClientEndToEndTests.run { server in
+            let pdf = server.url("/demo/fixtures/sample.pdf")
+            let genuine = Self.fat()
+            let tampered = String(genuine.dropLast(4)) + (genuine.hasSuffix("AAAA") ? "BBBB" : "AAAA")
+            for fat in [Self.fat(expiresIn: -60), tampered, Self.fat(app: "other")] {
+                let client = Self.client(server, fat: fat, jwt: Self.userJWT)
+                await #expect(throws: MockCDNClientError.notLoggedIn) {
+                    try await client.presigned.fetchPresignedURL(for: pdf)
+                }
+            }
+            let client = Self.client(server, fat: genuine, jwt: Self.userJWT)
+            await #expect(throws: MockCDNClientError.invalidResponse) {
+                try await client.presigned.fetchPresignedURL(for: server.url("/demo/fixtures/missing.pdf"))
+            }
+            let answers = try await ClientEndToEndTests.journal(server).map {
+                "\($0["status"] as? Int ?? 0) \($0["reason"] as? String ?? "")"
+            }
+            #expect(answers.count == 4)
+            #expect(answers[0].hasPrefix("401 ") && answers[0].contains("expired"))
+            #expect(answers[1].hasPrefix("401 ") && answers[1].contains("signature does not match"))
+            #expect(answers[2].hasPrefix("401 ") && answers[2].contains("belongs to another app"))
+            #expect(answers[3].hasPrefix("404 "))
+        }
+    }
+
+    @Test("an upload over the app's file limit is refused with 413, and nothing is stored")
+    func tooLarge() async throws {
+        var configuration = MockCDNTestServer.defaultConfiguration
+        configuration.apps[0].fileUploadConfig.sizeLimit = 1024
+        try await MockCDNTestServer.withRunning(configuration) { server in
+            let client = Self.client(server, fat: Self.fat(), jwt: Self.userJWT)
+            await #expect(throws: (any Error).self) {
+                _ = try await client.storage.upload(data: Data(count: 4096), options: .init(fileName: "big.bin"))
+            }
+            let statuses = try await ClientEndToEndTests.journal(server).map { $0["status"] as? Int }
+            #expect(statuses == [413])
+        }
+    }
+
+    @Test("a video upload's thumbnail is its poster, and it reads as a JPEG", .enabled(if: Self.hasFFmpeg))
+    func poster() async throws {
+        try await ClientEndToEndTests.run { server in
+            let client = Self.client(server, fat: Self.fat(), jwt: Self.userJWT)
+            let video = try Data(contentsOf: Fixture.path("media/sample.mp4"))
+            let uploaded = try await client.storage.upload(
+                data: video,
+                options: .init(fileName: "clip.mp4", mimeType: "video/mp4")
+            )
+            let thumbnail = try #require(uploaded.thumbnailURL)
+            #expect(thumbnail.path.contains("/thumbnails/"))
+            let poster = try await client.data(for: client.requester.fileRequest(for: thumbnail))
+            #expect(poster.starts(with: [0xFF, 0xD8]))
+        }
+    }
+
+    /// Video posters need the `ffmpeg` binary on `PATH`.
+    static let hasFFmpeg: Bool = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/ffmpeg") }
+    }()
 }
