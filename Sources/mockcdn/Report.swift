@@ -19,6 +19,7 @@ struct Report: AsyncParsableCommand {
             """
     )
 
+    /// The formats the server renders.
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case json, markdown, junit
     }
@@ -41,11 +42,13 @@ struct Report: AsyncParsableCommand {
     @Flag(help: "Print the table of rows as Markdown (what docs/report.md holds) and exit.")
     var list = false
 
+    /// `--url` unless `--list`; `--fail-under` within 0-100.
     func validate() throws {
         if !self.list, self.url == nil { throw ValidationError("--url is required (or --list)") }
         if let failUnder, !(0...100).contains(failUnder) { throw ValidationError("--fail-under must be 0-100") }
     }
 
+    /// Prints the table, or the report; exits 1 below `--fail-under`.
     func run() async throws {
         if self.list {
             print(ContractBehaviours.markdownTable, terminator: "")

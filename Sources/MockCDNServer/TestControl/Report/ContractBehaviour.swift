@@ -3,6 +3,7 @@
 public struct ContractBehaviour: Sendable {
     /// Stable and unique (`media.status.206`): reports, JUnit test names and `openapi.yaml` use it.
     public let id: String
+    /// The API surface the row is reported under.
     public let surface: ContractSurface
     /// What the behaviour is, for people.
     public let title: String

@@ -5,14 +5,18 @@ import Foundation
 struct CoverageReport: Sendable, Equatable {
     /// One row's outcome.
     struct Row: Sendable, Equatable {
+        /// The row's id in `ContractBehaviours`.
         let id: String
+        /// The surface it is reported under.
         let surface: ContractSurface
+        /// What the behaviour is.
         let title: String
         /// How many entries matched.
         var count: Int
         /// The first entry that matched, nil when none did.
         var example: String?
 
+        /// Whether any entry exercised the row.
         var covered: Bool { self.count > 0 }
     }
 

@@ -4,6 +4,7 @@ import NIOCore
 /// `GET /_mockcdn/report`: which rows of `ContractBehaviours` the journal exercised, as JSON, Markdown or
 /// JUnit XML; `POST /_mockcdn/report`: reports fetched earlier (before a reset) merged and rendered.
 struct ReportController {
+    /// The journal the report reads.
     let journal: Journal
 
     /// The query parameters the report routes take; any other is refused by name.
@@ -11,9 +12,11 @@ struct ReportController {
 
     /// What `POST /_mockcdn/report` takes: reports as `format=json` answered them.
     struct MergeRequest: Decodable {
+        /// The reports to add up.
         let reports: [CoverageReport.Document]
     }
 
+    /// Adds `GET` and `POST /_mockcdn/report` to the control group.
     func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.get("report") { request, context in
             let query = context.query(of: request)

@@ -7,12 +7,15 @@ struct ReportEntry: Sendable, Equatable {
     let id: String
     /// The number in the id, for `since=`.
     let number: Int
+    /// The request method (`-` for a request head the parser refused).
     let method: String
     /// The path as journaled (redacted, percent-encoding kept).
     let path: String
     /// The query as journaled (secrets redacted).
     let query: String
+    /// Where the credential that authorised the request came from.
     let credential: CredentialSource
+    /// The status answered (0 while in flight).
     let status: Int
     /// The refusal's code and message (`AccessDenied: Request has expired`), nil for an answer that refused
     /// nothing.

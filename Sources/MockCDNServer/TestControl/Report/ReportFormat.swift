@@ -2,8 +2,11 @@ import HTTPTypes
 
 /// The formats `GET /_mockcdn/report` answers in.
 enum ReportFormat: String, CaseIterable, Sendable {
+    /// `CoverageReport.Document` as JSON.
     case json
+    /// A summary line and a table per surface.
     case markdown
+    /// JUnit XML: a suite per surface, a case per row.
     case junit
 
     /// The answer's `Content-Type`.
