@@ -72,6 +72,11 @@ def _write_report(config: pytest.Config, server: MockCDN) -> None:
     if not path:
         return
     _collect_report(config, server)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        # Each pytest-xdist worker runs its own server and session: coverage.gw0.xml, coverage.gw1.xml, ...
+        stem, dot, extension = path.rpartition(".")
+        path = f"{stem}.{worker}.{extension}" if dot else f"{path}.{worker}"
     # Added up here, so one small body goes to the server however many tests reset it.
     text = server.merge_reports([_sum(config.stash[_REPORT_KEY])], format=_report_format(path))
     with open(path, "w", encoding="utf-8") as file:
