@@ -10,7 +10,8 @@ VIDEO_PACKAGES := ffmpeg
 BROWSER_PACKAGES := chromium chromium-driver
 # Real peers for the compatibility suite and the OpenAPI check.
 # Stream's Python server SDKs are pinned: the compat suite checks MockCDN against these exact releases.
-PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium stream-chat==4.33.0 getstream==7.0.0 'moto[server]' pytest-xdist
+# junitparser reads the coverage report's JUnit XML in Tests/compat/test_report.py.
+PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium stream-chat==4.33.0 getstream==7.0.0 'moto[server]' pytest-xdist junitparser
 SERVE_FLAGS ?=
 # The Python peers live in a virtualenv of the project's (Debian 12 and Ubuntu refuse `pip install` into the
 # system Python, PEP 668). It sees the system's packages too, so what is already installed is not fetched
@@ -18,7 +19,7 @@ SERVE_FLAGS ?=
 VENV := $(CURDIR)/.venv
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test architecture-check test-swift test-consumer test-compat test-helpers test-java dist dist-deps dist-check client-isolation openapi-check docs format format-check bench-startup \
+.PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test architecture-check test-swift test-consumer test-compat test-helpers test-java client-coverage dist dist-deps dist-check client-isolation openapi-check docs format format-check bench-startup \
 	bench-upload bench-resize bench soak fuzz test-stress clean
 
 ## deps: install pkg-config, libssl-dev and libvips-dev with apt, only when pkg-config cannot find them.
@@ -65,7 +66,7 @@ venv:
 
 ## py-deps: the Python peers (botocore, awscli, ...), installed into .venv with pip only when one is missing.
 py-deps: venv
-	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium, moto, flask, xdist; \
+	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium, moto, flask, xdist, junitparser; \
 		from importlib.metadata import version as v; \
 		assert v('stream-chat') == '4.33.0' and v('getstream') == '7.0.0'" 2>/dev/null \
 		&& command -v aws >/dev/null && command -v moto_server >/dev/null; then :; else \
@@ -114,6 +115,13 @@ test-swift: video-deps py-deps
 test-consumer: deps video-deps
 	$(SWIFT) build --build-tests --package-path Tests/ExampleConsumer --scratch-path .build
 	SWIFT=$(SWIFT) scripts/swift-test-bounded.sh 300 --package-path Tests/ExampleConsumer --scratch-path .build --skip-build
+
+## client-coverage: MockCDNClient's own end-to-end suite, with the contract coverage report of every server it
+## started written to .build/client-coverage.md (MOCKCDN_REPORT; docs/report.md lists the rows it leaves).
+client-coverage: deps video-deps
+	$(SWIFT) build --build-tests
+	MOCKCDN_REPORT=$(CURDIR)/.build/client-coverage.md $(SWIFT) test --skip-build --filter MockCDNClientTests
+	@sed -n 3p $(CURDIR)/.build/client-coverage.md
 
 ## test-compat: real AWS tooling (botocore's CloudFrontSigner, aws cloudfront sign), moto_server and the Stream
 ## SDKs against the real binary, and every code block of the README and docs/guides (node runs the JavaScript

@@ -53,7 +53,9 @@ public enum MockCDNTestServer {
     ///
     /// The server binds 127.0.0.1 on a free port whatever `configuration.port` says, so tests can run in
     /// parallel. By default it serves the demo app in memory, logs warnings only, and preloads the
-    /// repository's fixtures (`fixturesDirectory`) at `demo/fixtures/{name}`.
+    /// repository's fixtures (`fixturesDirectory`) at `demo/fixtures/{name}`. With `MOCKCDN_REPORT` set to a
+    /// file, the server's contract coverage report is added to that file when `body` returns
+    /// (``CoverageReportFile``).
     ///
     /// - Parameters:
     ///   - configuration: the server's configuration (in memory, demo app, by default).
@@ -85,12 +87,18 @@ public enum MockCDNTestServer {
                 throw CancellationError()
             }
             let configured = configuration
+            let running = RunningMockCDN(baseURL: url, configuration: configured)
             do {
-                let result = try await body(RunningMockCDN(baseURL: url, configuration: configured))
+                let result = try await body(running)
+                // `MOCKCDN_REPORT`: the report of what this server saw, added to the process's file.
+                try await CoverageReportFile.write(from: running)
                 await services.triggerGracefulShutdown()
                 try await group.waitForAll()
                 return result
             } catch {
+                // A failed test exercised what it exercised: its report still counts (unless writing it
+                // was what failed).
+                if !(error is CoverageReportFile.WriteFailure) { try? await CoverageReportFile.write(from: running) }
                 await services.triggerGracefulShutdown()
                 try? await group.waitForAll()
                 throw error

@@ -92,7 +92,24 @@ extension RunningMockCDN {
     /// - Throws: ``MockCDNTestServer/ControlError`` when the server does not answer 200; URLSession's error
     ///   when it cannot be reached.
     public func reset() async throws {
+        // The journal is about to be emptied: `MOCKCDN_REPORT` keeps what it covered.
+        try await CoverageReportFile.take(from: self)
         _ = try await self.control("POST", "/_mockcdn/reset", expecting: 200)
+    }
+
+    /// The contract coverage report of the journal (`GET /_mockcdn/report`, docs/report.md).
+    ///
+    /// - Parameters:
+    ///   - format: `json`, `markdown` or `junit`.
+    ///   - since: read the journal from this entry id on; nil for all of it.
+    /// - Returns: the report's bytes.
+    /// - Throws: ``MockCDNTestServer/ControlError`` when the server does not answer 200; URLSession's error
+    ///   when it cannot be reached.
+    public func coverageReport(format: String = "json", since: String? = nil) async throws -> Data {
+        var components = URLComponents(url: self.url("/_mockcdn/report"), resolvingAgainstBaseURL: false)!
+        components.queryItems = [URLQueryItem(name: "format", value: format)]
+        if let since { components.queryItems?.append(URLQueryItem(name: "since", value: since)) }
+        return try await self.control("GET", components.url!.absoluteString, expecting: 200)
     }
 
     /// One journal entry: a request the server answered, as `GET /_mockcdn/requests` lists it.

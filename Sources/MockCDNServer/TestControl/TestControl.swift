@@ -53,6 +53,7 @@ struct TestControl {
         TokensController(apps: self.apps, clock: self.clock).addRoutes(to: control)
         JournalController(journal: self.journal).addRoutes(to: control)
         VerifyController(journal: self.journal).addRoutes(to: control)
+        ReportController(journal: self.journal).addRoutes(to: control)
         FaultsController(faults: self.faults).addRoutes(to: control)
         ResetController(reset: self.reset).addRoutes(to: control)
         MetricsController(metrics: self.metrics).addRoutes(to: root)

@@ -217,10 +217,34 @@ class MockCDN:
         clock at system time, channel members, upload settings."""
         self._call("POST", "/_mockcdn/reset")
 
+    def report(self, format: str = "json", since: str | None = None) -> Any:
+        """The contract coverage report of the journal (``GET /_mockcdn/report``, docs/report.md): a dict for
+        ``format="json"``, the text for ``"markdown"`` and ``"junit"``. ``since`` reads from that entry on."""
+        query = urllib.parse.urlencode({"format": format, **({"since": since} if since else {})})
+        raw = self._send("GET", "/_mockcdn/report?" + query)
+        return json.loads(raw) if format == "json" else raw.decode("utf-8")
+
+    def merge_reports(self, reports: list[Mapping[str, Any]], format: str = "json") -> Any:
+        """Several JSON reports (fetched before resets) added up row by row and rendered by the server
+        (``POST /_mockcdn/report``): a dict for ``format="json"``, the text otherwise."""
+        raw = self._send("POST", "/_mockcdn/report?format=" + urllib.parse.quote(format), {"reports": list(reports)})
+        return json.loads(raw) if format == "json" else raw.decode("utf-8")
+
     # -- transport ---------------------------------------------------------------------------------
 
     def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
         """Sends one control request and returns its decoded JSON (``None`` for an empty answer)."""
+        raw = self._send(method, path, body)
+        if not raw.strip():
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError as error:
+            raise MockCDNError(f"{method} {path}: answer is not JSON", status=200,
+                               body=raw.decode("utf-8", "replace")) from error
+
+    def _send(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> bytes:
+        """Sends one control request and returns its body; an error answer raises ``MockCDNError``."""
         headers = {"Accept": "application/json"}
         data = None
         if method in ("POST", "PUT"):
@@ -233,7 +257,7 @@ class MockCDN:
         request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
         try:
             with _OPENER.open(request, timeout=self.timeout) as response:
-                raw, status = response.read(), response.status
+                raw = response.read()
         except urllib.error.HTTPError as error:
             text = error.read().decode("utf-8", "replace")
             error.close()
@@ -243,10 +267,4 @@ class MockCDN:
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
             raise MockCDNError(f"{method} {path}: MockCDN at {self.url} not reachable: {reason}") from error
-        if not raw.strip():
-            return None
-        try:
-            return json.loads(raw)
-        except ValueError as error:
-            raise MockCDNError(f"{method} {path}: answer is not JSON", status=status,
-                               body=raw.decode("utf-8", "replace")) from error
+        return raw

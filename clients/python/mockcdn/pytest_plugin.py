@@ -4,12 +4,17 @@
   if any), otherwise starts the binary (``$MOCKCDN_BINARY``, else the wheel's own, else ``mockcdn`` on ``PATH``) on a free port and
   stops it at the end of the session. Override it in a ``conftest.py`` to pass flags to ``MockCDN.start``.
 - ``mockcdn`` (function): the same server, reset (``POST /_mockcdn/reset``) before the test.
+- ``--mockcdn-report PATH``: at the end of the session, write the contract coverage report of every request
+  the session sent (docs/report.md) to PATH: JUnit XML for ``.xml``, Markdown for ``.md``, else JSON. Since
+  each reset empties the journal, the report is fetched before every reset and the sum written at the end.
 
 Disable the plugin with ``-p no:mockcdn``.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import os
 import time
 from collections.abc import Iterator
@@ -18,6 +23,64 @@ import pytest
 
 from .client import MockCDN
 from .errors import MockCDNError
+
+_REPORT_KEY = pytest.StashKey[list]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--mockcdn-report PATH``."""
+    parser.getgroup("mockcdn").addoption(
+        "--mockcdn-report", metavar="PATH", default=None,
+        help="write MockCDN's contract coverage report of the session to PATH (.xml JUnit, .md Markdown, "
+             "else JSON)")
+
+
+def _report_format(path: str) -> str:
+    """The report format a file name asks for."""
+    if path.endswith(".xml"):
+        return "junit"
+    if path.endswith(".md"):
+        return "markdown"
+    return "json"
+
+
+def _collect_report(config: pytest.Config, server: MockCDN) -> None:
+    """Keeps the report of the journal as it stands, when the session writes one (before a reset empties it)."""
+    if config.getoption("mockcdn_report"):
+        config.stash.setdefault(_REPORT_KEY, []).append(server.report("json"))
+
+
+def _sum(reports: list[dict]) -> dict:
+    """JSON reports added up row by row: counts summed, the first example kept (the server recomputes the
+    totals when it renders the sum)."""
+    total = copy.deepcopy(reports[0])
+    rows = {row["id"]: row for surface in total["surfaces"] for row in surface["rows"]}
+    for report in reports[1:]:
+        total["entries"] += report["entries"]
+        for row in (row for surface in report["surfaces"] for row in surface["rows"]):
+            mine = rows.get(row["id"])
+            if mine is not None and row["count"]:
+                mine["count"] += row["count"]
+                mine["covered"] = True
+                mine["example"] = mine["example"] or row["example"]
+    return total
+
+
+def _write_report(config: pytest.Config, server: MockCDN) -> None:
+    """Writes the sum of the reports kept and the journal's last one to ``--mockcdn-report``."""
+    path = config.getoption("mockcdn_report")
+    if not path:
+        return
+    _collect_report(config, server)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        # Each pytest-xdist worker runs its own server and session: coverage.gw0.xml, coverage.gw1.xml, ...
+        stem, dot, extension = path.rpartition(".")
+        path = f"{stem}.{worker}.{extension}" if dot else f"{path}.{worker}"
+    # Added up here, so one small body goes to the server however many tests reset it.
+    text = server.merge_reports([_sum(config.stash[_REPORT_KEY])], format=_report_format(path))
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(text if isinstance(text, str) else json.dumps(text, indent=2) + "\n")
 
 
 def _wait_until_healthy(server: MockCDN, timeout: float) -> None:
@@ -52,9 +115,22 @@ def mockcdn_server() -> Iterator[MockCDN]:
         pytest.fail(f"mockcdn exited with code {code} when stopped", pytrace=False)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _mockcdn_session_report(request: pytest.FixtureRequest) -> Iterator[None]:
+    """With ``--mockcdn-report``, writes the session's report before the server stops. It asks for
+    ``mockcdn_server`` itself, so a ``conftest.py`` that overrides that fixture still gets its report."""
+    if not request.config.getoption("mockcdn_report"):
+        yield
+        return
+    server = request.getfixturevalue("mockcdn_server")
+    yield
+    _write_report(request.config, server)
+
+
 @pytest.fixture
-def mockcdn(mockcdn_server: MockCDN) -> MockCDN:
+def mockcdn(mockcdn_server: MockCDN, pytestconfig: pytest.Config) -> MockCDN:
     """The session's MockCDN server, reset before the test: fixtures reloaded, journal and faults empty,
     clock back at system time."""
+    _collect_report(pytestconfig, mockcdn_server)
     mockcdn_server.reset()
     return mockcdn_server

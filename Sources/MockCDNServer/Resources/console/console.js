@@ -4,7 +4,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { apps: [], app: null, now: 0, offset: 0, objects: [], selected: null, view: "objects", lastJournal: "" };
+const state = { apps: [], app: null, now: 0, offset: 0, objects: [], selected: null, view: "objects", lastJournal: "", lastReport: "" };
 
 function element(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
@@ -277,6 +277,24 @@ async function faultCall(method, path, body) {
   }
 }
 
+// Coverage: the report of the journal (GET /_mockcdn/report), one table per surface, redrawn when it changes.
+async function refreshReport() {
+  const report = await call("GET", "/_mockcdn/report?format=json");
+  const signature = JSON.stringify([report.entries, report.surfaces.map((surface) => surface.rows.map((row) => row.count))]);
+  if (signature === state.lastReport) return;
+  state.lastReport = signature;
+  $("report-summary").textContent = `${report.rows_covered} of ${report.rows_total} behaviours covered (${report.percent}%), from ${report.entries} requests`;
+  $("report").replaceChildren(...report.surfaces.map((surface) => element("table", { class: "journal report", "data-surface": surface.id },
+    element("caption", {}, `${surface.title}: ${surface.rows_covered} of ${surface.rows_total} (${surface.percent}%)`),
+    element("thead", {}, element("tr", {}, ["", "Row", "Behaviour", "Requests", "First"].map((name) => element("th", { scope: "col" }, name)))),
+    element("tbody", {}, surface.rows.map((row) => element("tr", { "data-id": row.id, class: row.covered ? "covered" : "uncovered" },
+      element("td", {}, element("span", { class: `chip ${row.covered ? "good" : "bad"}` }, row.covered ? "covered" : "never")),
+      element("td", {}, element("code", {}, row.id)),
+      element("td", {}, row.title),
+      element("td", {}, row.count),
+      element("td", {}, row.example || "")))))));
+}
+
 function show(view) {
   state.view = view;
   for (const tab of document.querySelectorAll(".tab")) tab.setAttribute("aria-pressed", String(tab.dataset.view === view));
@@ -289,6 +307,7 @@ async function tick() {
     await refreshClock();
     if (state.view === "requests") await refreshJournal();
     if (state.view === "faults") await refreshFaults();
+    if (state.view === "report") await refreshReport();
   } catch (error) {
     say(error.message, true);
   }

@@ -54,6 +54,7 @@ struct FaultMiddleware: RouterMiddleware {
             }
         }
         response.headers[FaultNote.header] = rule.id
+        response.headers[FaultNote.kindsHeader] = action.kinds.joined(separator: ",")
         let shape = BodyShape(
             throttle: throttle,
             resetAfter: action.resetAfterBytes,

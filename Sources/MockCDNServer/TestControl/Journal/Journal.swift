@@ -33,6 +33,9 @@ final class Journal: Sendable {
             /// the MockCDN clock (never the credential), so a near miss can say how long before `clock` it
             /// expired.
             var expiredAt: Int64? = nil
+            /// The kinds of fault the rule in `fault` applied (`delay`, `status`, `throttle`, `truncate`,
+            /// `reset`); empty when none fired. The rule may be deleted later; its kinds stay here.
+            var faultKinds: [String] = []
         }
 
         init(id: String, receivedAt: Double, clock: Int64, method: String, path: String, query: String, state: State) {
@@ -349,6 +352,7 @@ extension Journal.Entry: Encodable {
     enum CodingKeys: String, CodingKey {
         case id, clock, method, path, query, credential, status, fault, reason
         case expiredAt = "expired_at"
+        case faultKinds = "fault_kinds"
         case receivedAt = "received_at"
         case bytesIn = "bytes_in"
         case bytesOut = "bytes_out"
@@ -374,5 +378,6 @@ extension Journal.Entry: Encodable {
         try container.encode(state.fault, forKey: .fault)
         try container.encode(state.reason, forKey: .reason)
         try container.encode(state.expiredAt, forKey: .expiredAt)
+        try container.encode(state.faultKinds, forKey: .faultKinds)
     }
 }

@@ -55,6 +55,7 @@ struct JournalMiddleware: RouterMiddleware {
         let credential = CredentialNote.take(from: &response)
         let refusal = RefusalNote.take(from: &response)
         let fault = FaultNote.take(from: &response)
+        let faultKinds = FaultNote.takeKinds(from: &response)
         entry.update {
             $0.status = Int(response.status.code)
             $0.credential = credential
@@ -62,6 +63,7 @@ struct JournalMiddleware: RouterMiddleware {
             $0.reason = refusal.map { String($0.reason.prefix(512)) }
             $0.expiredAt = refusal?.expiredAt
             $0.fault = fault
+            $0.faultKinds = faultKinds
         }
         // Without a fault, an answer of known length goes out untouched: a one-buffer body keeps its single
         // write (head, body and end together), and the entry is completed now, with that length as bytes out.
