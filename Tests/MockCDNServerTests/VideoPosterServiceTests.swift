@@ -45,7 +45,8 @@ struct VideoPosterServiceTests {
     static func posterFolders() throws -> Set<String> {
         Set(
             try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
-                .filter { $0.hasPrefix("mockcdn-poster-") }
+                // This process's only: other processes on the machine make posters too.
+                .filter { $0.hasPrefix("mockcdn-poster-\(getpid())-") }
         )
     }
 

@@ -115,13 +115,14 @@ struct VideoPosters: Sendable {
     }
 
     /// Copies an object to a fresh private file (folder mode 0700, file 0600), runs `body` with its path, and
-    /// removes it, whatever `body` does.
+    /// removes it, whatever `body` does. The folder's name holds the process id, so what one process leaves
+    /// behind can be told from another's.
     private func withTemporaryCopy<Result: Sendable>(
         of key: ObjectKey,
         _ body: (String) async throws -> Result
     ) async throws -> Result {
         let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("mockcdn-poster-\(UUID().uuidString.lowercased())")
+            .appendingPathComponent("mockcdn-poster-\(getpid())-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(
             at: folder,
             withIntermediateDirectories: false,
