@@ -57,12 +57,14 @@ struct ObjectCopier {
             attributes.extras = source.extras.filter { !ObjectHeaders.isStored($0.key) }
                 .merging(try ObjectHeaders.extras(from: request)) { _, new in new }
         }
-        let copied = try await self.store.put(
-            key,
-            body: StoredBody(store: self.store, key: sourceKey, size: source.size),
-            attributes: attributes,
-            maxBytes: source.size
-        )
+        let copied = try await EventCause.creating(as: .copy) {
+            try await self.store.put(
+                key,
+                body: StoredBody(store: self.store, key: sourceKey, size: source.size),
+                attributes: attributes,
+                maxBytes: source.size
+            )
+        }
         var xml = S3XML()
         xml.element("CopyObjectResult", root: true) { xml in
             xml.element("LastModified", BucketController.timestamp(copied.created))
