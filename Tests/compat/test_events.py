@@ -225,10 +225,15 @@ def test_filters_by_event_name_prefix_and_suffix(server, receiver):
     # Deliveries are made when the event is queued: after the queue shows all four, no other can follow.
     assert [json.loads(b)["Records"][0]["s3"]["object"]["key"] for _, b in created.wait_for(1)] == ["pics/a.png"]
     assert [json.loads(b)["Records"][0]["eventName"] for _, b in removed.wait_for(1)] == ["ObjectRemoved:Delete"]
-    by_target = {}
-    for entry in deliveries(server)["attempts"] + deliveries(server)["pending"]:
-        by_target.setdefault(entry["target"], set()).add(entry["event_id"])
-    assert by_target == {"png-images": {events[0]["id"]}, "deletes": {events[3]["id"]}}
+    expected = {"png-images": {events[0]["id"]}, "deletes": {events[3]["id"]}}
+
+    def by_target():
+        found = {}
+        for entry in deliveries(server)["attempts"]:
+            found.setdefault(entry["target"], set()).add(entry["event_id"])
+        return found
+    # Each attempt is journaled once the target answered it.
+    eventually(lambda: by_target() == expected, DEADLINE, message=lambda: f"{by_target()} != {expected}")
 
 
 # --- retries on the virtual clock, faults ------------------------------------------------------------------
@@ -247,6 +252,8 @@ def test_a_failing_target_is_retried_on_the_virtual_clock(server, receiver):
     # The schedule (10 s, 30 s, 2 min, 10 min) runs on MockCDN's clock: each advance makes the next attempt
     # due at once. The third wait is 2 minutes, past this test's 30 s deadline: only the clock can bring it.
     for seconds, count in ((10, 2), (30, 3), (120, 4)):
+        # The failed attempt is journaled with its next time before the clock moves past it.
+        assert attempts_of(server, delivery, count - 1)[-1]["next_attempt_at"]
         advance(server, seconds)
         headers, body = hook.wait_for(count)[-1]
         assert headers["x-mockcdn-delivery"] == delivery and headers["x-mockcdn-attempt"] == str(count)
@@ -453,7 +460,7 @@ def test_a_reset_emits_a_delete_per_removed_object_and_clears_the_rest(server, r
     client = s3(server)
     client.put_object(Bucket="demo", Key="before reset.txt", Body=b"x")
     hook.wait_for(1)
-    assert deliveries(server)["attempts"]
+    eventually(lambda: deliveries(server)["pending"], DEADLINE)  # the failed attempt waits for its retry
     reset(server)
     listing = control(server, "/_mockcdn/events?app=demo")[1]
     removed = {urllib.parse.unquote_plus(e["record"]["s3"]["object"]["key"]) for e in listing["events"]}
