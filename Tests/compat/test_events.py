@@ -20,9 +20,9 @@ import uuid
 
 import pytest
 
-from conftest import launch
+from conftest import launch, start_outcome
 from s3support import advance, fat, refused, reset, s3
-from support import API_KEY, API_SECRET, eventually, jwt, multipart, request, upload
+from support import API_KEY, API_SECRET, REPO, eventually, jwt, multipart, request, upload
 
 # Every wait below is a deadline of at least 10x what the thing takes; it returns as soon as the thing happens.
 DEADLINE = 30
@@ -448,10 +448,35 @@ def test_every_source_of_change_emits_its_event(server):
         obj = event["record"]["s3"]["object"]
         assert ("eTag" in obj) == event["record"]["eventName"].startswith("ObjectCreated:")
         assert " " not in obj["key"]
+    # A creation's eTag is the stored object's ETag, without quotes.
+    for name, key in (("ObjectCreated:Put", "src/put me.txt"), ("ObjectCreated:CompleteMultipartUpload", "src/multi.bin"),
+                      ("ObjectCreated:Put", "src/presigned.txt")):
+        record = next(e["record"] for e in events if e["record"]["eventName"] == name
+                      and urllib.parse.unquote_plus(e["record"]["s3"]["object"]["key"]) == key)
+        assert record["s3"]["object"]["eTag"] == bare(client.head_object(Bucket="demo", Key=key)["ETag"])
     multi = next(e for e in events if e["record"]["eventName"].endswith("CompleteMultipartUpload"))
     assert multi["record"]["s3"]["object"]["eTag"].endswith("-1")
     # MockCDN's own objects (the multipart part, the fixtures reloaded by the reset) emitted nothing.
     assert all(not e["record"]["s3"]["object"]["key"].startswith("_mockcdn") for e in events)
+
+
+def test_a_video_poster_emits_nothing_of_its_own(server):
+    after = last_id(server)
+    boundary = "v" + uuid.uuid4().hex
+    video = (REPO / "Fixtures" / "media" / "sample.mp4").read_bytes()
+    status, answer, _ = request(f"{server}/api/v2/chat/channels/messaging/videos/file?api_key={API_KEY}", "POST",
+                                multipart([("file", "clip.mp4", "video/mp4", video)], boundary),
+                                {"Authorization": jwt(), "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    assert status == 201, answer
+    file_url = json.loads(answer)["file"]
+    assert "/thumbnails/" in json.loads(answer)["thumb_url"]  # the poster was stored before the answer
+    status, _, _ = request(f"{server}/api/v2/chat/channels/messaging/videos/file?api_key={API_KEY}"
+                           f"&url={urllib.parse.quote(file_url, safe='')}", "DELETE", headers={"Authorization": jwt()})
+    assert status == 200
+    events = next_events(server, after, 2, app="demo")
+    names = [(e["record"]["eventName"], e["record"]["s3"]["object"]["key"].rsplit("/", 1)[-1]) for e in events]
+    assert names == [("ObjectCreated:Put", "clip.mp4"), ("ObjectRemoved:Delete", "clip.mp4")]
+    assert control(server, f"/_mockcdn/events?after={events[-1]['id']}&app=demo")[1]["events"] == []
 
 
 def test_a_reset_emits_a_delete_per_removed_object_and_clears_the_rest(server, receiver):
@@ -470,6 +495,19 @@ def test_a_reset_emits_a_delete_per_removed_object_and_clears_the_rest(server, r
     assert listing["events"][0]["id"] > 1 and deliveries(server) == {"attempts": [], "pending": []}
     assert control(server, "/_mockcdn/apps/demo/notifications")[1] == {
         "webhooks": [], "queues": [], "topics": [], "lambdas": []}
+
+
+@pytest.mark.parametrize(("notifications", "message"), [
+    ("      webhooks:\n        - { url: 'ftp://x/', events: ['s3:ObjectCreated:*'] }\n",
+     "app acme: notifications: webhooks: url must be an http:// or https:// URL with a host"),
+    ("      hooks: []\n", "notifications.hooks"),
+])
+def test_a_config_file_with_bad_targets_stops_the_start(tmp_path, notifications, message):
+    config = tmp_path / "mockcdn.yaml"
+    config.write_text("apps:\n  - app_id: acme\n    api_key: acme-key\n"
+                      "    api_secret: acme-secret-at-least-32-bytes-long!!\n    notifications:\n" + notifications)
+    first, error = start_outcome(str(config))
+    assert not first.startswith("mockcdn ready") and message in error, error
 
 
 def test_config_file_targets_stay_across_resets(tmp_path, receiver):
@@ -545,8 +583,10 @@ def test_boto3_notification_configuration_round_trips_and_tags_the_queue(server,
 
 
 @pytest.mark.parametrize(("path", "method", "raw", "status", "message"), [
-    ("/_mockcdn/apps/demo/notifications", "PUT", b"{not json", 400, None),
+    ("/_mockcdn/apps/demo/notifications", "PUT", b"{not json", 400, "request body is not valid JSON of the expected shape"),
     ("/_mockcdn/apps/demo/notifications", "PUT", b'{"webhook":[]}', 400, "unknown member webhook"),
+    ("/_mockcdn/apps/demo/notifications", "PUT", b'{"webhooks":[{"url":"http://h/","events":["s3:ObjectCreated:*"],'
+     b'"filter":"x"}]}', 400, "unknown member webhooks[0].filter"),
     ("/_mockcdn/apps/demo/notifications", "PUT", b'{"webhooks":[{"url":"ftp://x/","events":["s3:ObjectCreated:*"]}]}',
      400, "webhooks: url must be an http:// or https:// URL with a host"),
     ("/_mockcdn/apps/demo/notifications", "PUT", b'{"webhooks":[{"url":"http://h/","events":["s3:Nope"]}]}',
@@ -573,8 +613,7 @@ def test_control_refusals(server, path, method, raw, status, message):
     got, answer = control(server, path, method, raw=raw)
     assert got == status, answer
     assert set(answer) == {"error"} and set(answer["error"]) == {"message"}
-    if message is not None:
-        assert answer["error"]["message"] == message
+    assert answer["error"]["message"] == message
 
 
 def test_s3_notification_refusals(server):
