@@ -117,6 +117,7 @@ struct BucketNotifications {
         return target
     }
 
+    /// S3's 400 `InvalidArgument` with `message`.
     private static func invalid(_ message: String) -> S3Error {
         S3Error(status: .badRequest, code: "InvalidArgument", message: message)
     }

@@ -7,6 +7,7 @@ final class EventQueue: Sendable {
     /// The most events kept; the oldest goes first.
     static let capacity = 1000
 
+    /// The ring and the waiting polls, under one lock.
     private struct State {
         var events: [QueuedEvent] = []
         /// Where the oldest event sits in `events` once the ring is full.

@@ -7,9 +7,12 @@ import NIOCore
 /// A reset (`removeAll`) emits an `ObjectRemoved:Delete` per removed object, up to
 /// `ObjectEvents.maximumResetRecords` (video posters, MockCDN's own, emit none).
 struct EventingObjectStore: ObjectStore {
+    /// The store itself.
     let base: any ObjectStore
+    /// Where the changes are emitted.
     let events: ObjectEvents
 
+    /// Stores through `base`, then emits the route's `ObjectCreated:*` (`EventCause.creation`).
     func put<Body: AsyncSequence>(
         _ key: ObjectKey,
         body: Body,
@@ -21,19 +24,23 @@ struct EventingObjectStore: ObjectStore {
         return stored
     }
 
+    /// The base store's metadata.
     func metadata(for key: ObjectKey) async throws -> ObjectMetadata? {
         try await self.base.metadata(for: key)
     }
 
+    /// Reads from the base store.
     func read(_ key: ObjectKey, range: Range<Int>?, into consumer: (ByteBuffer) async throws -> Void) async throws {
         try await self.base.read(key, range: range, into: consumer)
     }
 
+    /// Changes metadata in the base store; no event (AWS emits none for it either).
     @discardableResult
     func updateMetadata(_ key: ObjectKey, _ change: (inout ObjectMetadata) -> Void) async throws -> ObjectMetadata {
         try await self.base.updateMetadata(key, change)
     }
 
+    /// Deletes through `base`, then emits `ObjectRemoved:Delete` when there was an object.
     @discardableResult
     func delete(_ key: ObjectKey) async throws -> Bool {
         let removed = try await self.base.delete(key)
@@ -41,14 +48,17 @@ struct EventingObjectStore: ObjectStore {
         return removed
     }
 
+    /// The base store's listing.
     func list(prefix: String) async throws -> [ObjectMetadata] {
         try await self.base.list(prefix: prefix)
     }
 
+    /// The base store's resident bytes.
     func resident(_ key: ObjectKey) async throws -> (metadata: ObjectMetadata, bytes: ByteBuffer)? {
         try await self.base.resident(key)
     }
 
+    /// Empties the base store (its own way), then emits a delete per removed object of an app.
     func removeAll() async throws {
         let removed = EventCause.silent ? [] : try await self.base.list(prefix: "")
         try await self.base.removeAll()

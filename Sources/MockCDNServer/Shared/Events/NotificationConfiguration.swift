@@ -1,3 +1,5 @@
+import Hummingbird
+
 /// An app's notification targets, as `PUT /_mockcdn/apps/{app}/notifications` takes them, `GET` gives them
 /// back and the config file's `apps[].notifications` writes them; S3's `PutBucketNotificationConfiguration`
 /// sets its queues, topics and Lambda functions.
@@ -20,6 +22,7 @@ struct NotificationConfiguration: Codable, Sendable, Equatable {
         ])
     }()
 
+    /// A configuration of these targets.
     init(
         webhooks: [NotificationTarget] = [],
         queues: [NotificationTarget] = [],
@@ -32,6 +35,7 @@ struct NotificationConfiguration: Codable, Sendable, Equatable {
         self.lambdas = lambdas
     }
 
+    /// Reads a configuration; a kind left out is none.
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.webhooks = try container.decodeIfPresent([NotificationTarget].self, forKey: .webhooks) ?? []
@@ -80,3 +84,6 @@ struct NotificationConfiguration: Codable, Sendable, Equatable {
         )
     }
 }
+
+/// The control routes answer a configuration as it is, every kind written (empty when none).
+extension NotificationConfiguration: ResponseEncodable {}

@@ -59,6 +59,7 @@ final class WebhookDeliveries: Service, Sendable {
     /// The answer bytes read (and dropped) from a target.
     static let answerLimit = 64 * 1024
 
+    /// What the lock guards.
     private struct State {
         var waiting: [Pending] = []
         var running = 0
@@ -188,6 +189,7 @@ final class WebhookDeliveries: Service, Sendable {
         }
     }
 
+    /// Takes the deliveries that are due out of the waiting list, counting them as running.
     private func takeDue() -> [Pending] {
         let now = self.clock.now
         return self.state.withLock { state in
@@ -294,11 +296,13 @@ final class WebhookDeliveries: Service, Sendable {
         HMAC.sha256(body, key: Array(secret.utf8)).hexString
     }
 
+    /// Adds an attempt to the log, dropping the oldest past `logCapacity`.
     private static func note(_ attempt: DeliveryAttempt, in state: inout State) {
         state.log.append(attempt)
         if state.log.count > Self.logCapacity { state.log.removeFirst(state.log.count - Self.logCapacity) }
     }
 
+    /// The event's key as stored (the record's, decoded).
     private static func key(of event: QueuedEvent) -> String {
         let encoded = event.record.s3.object.key.replacingOccurrences(of: "+", with: " ")
         return encoded.removingPercentEncoding ?? encoded

@@ -9,7 +9,7 @@ struct NotificationsController {
     func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.get("apps/:app/notifications") { _, context in
             let app = try self.app(context)
-            return EncodedConfiguration(self.events.configuration(of: app))
+            return self.events.configuration(of: app)
         }
         group.put("apps/:app/notifications") { request, context in
             let app = try self.app(context)
@@ -18,30 +18,16 @@ struct NotificationsController {
                 shape: NotificationConfiguration.shape
             )
             // A bad target is invalid input: 400 with its message, in the control routes' envelope.
-            return EncodedConfiguration(try self.events.setConfiguration(body, of: app))
+            return try self.events.setConfiguration(body, of: app)
         }
     }
 
+    /// The path's app id; 404 when there is no such app.
     private func app(_ context: AppRequestContext) throws -> String {
         let app = try context.parameters.require("app")
         guard self.events.apps.app(id: app) != nil else {
             throw HTTPError(.notFound, message: "no app \(app.prefix(64))")
         }
         return app
-    }
-}
-
-/// A configuration as the control routes answer it.
-struct EncodedConfiguration: ResponseEncodable {
-    let webhooks: [NotificationTarget]
-    let queues: [NotificationTarget]
-    let topics: [NotificationTarget]
-    let lambdas: [NotificationTarget]
-
-    init(_ configuration: NotificationConfiguration) {
-        self.webhooks = configuration.webhooks
-        self.queues = configuration.queues
-        self.topics = configuration.topics
-        self.lambdas = configuration.lambdas
     }
 }
