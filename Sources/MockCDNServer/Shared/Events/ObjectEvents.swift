@@ -17,8 +17,10 @@ final class ObjectEvents: Sendable {
     let configured: [String: NotificationConfiguration]
     /// Targets set at run time, by app id; they replace the file's for that app.
     private let replaced = Mutex<[String: NotificationConfiguration]>([:])
-    /// The last sequencer given, for the whole server: each change's is greater than every earlier one's.
-    private let sequencer = Atomic<UInt64>(0)
+    /// The last sequencer given, for the whole server: each change's is greater than every earlier one's. It
+    /// starts from the system time in microseconds (times 256), so a restarted server over the same data
+    /// directory goes on above the sequencers it gave before.
+    private let sequencer = Atomic<UInt64>(UInt64(Date().timeIntervalSince1970 * 1_000_000) << 8)
 
     /// The most `ObjectRemoved:Delete` records a reset emits; past it, the rest of the removed objects emit
     /// none.
