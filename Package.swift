@@ -112,6 +112,8 @@ let package = Package(
             dependencies: [
                 "MockCDNCore",
                 "MockCDNS3",
+                // Webhook deliveries of upload events (the client the S3 store already uses).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // HTTPS (`--tls-certificate`) on swift-nio-ssl, which async-http-client already brings.
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -14,6 +14,7 @@
 #   upload-s3-store  the same upload with --store s3:// on moto_server
 #   s3-upload        `aws s3 cp` of 100 MiB (multipart) into MockCDN's S3 API and into moto_server
 #   resize           per-request resize next to in-process libvips, and a cached variant
+#   events           small PutObject throughput with no webhook and with a webhook that never answers
 # With no SECTION every one runs and latest.md is rewritten; with some, only those run and are printed, and
 # latest.md is left alone.
 set -euo pipefail
@@ -24,7 +25,7 @@ chosen=()
 for argument in "$@"; do
     case "$argument" in
     --quick) quick=1 ;;
-    reads | upload | upload-s3-store | s3-upload | resize) chosen+=("$argument") ;;
+    reads | upload | upload-s3-store | s3-upload | resize | events) chosen+=("$argument") ;;
     -h | --help) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" && exit 0 ;;
     *) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" >&2; exit 2 ;;
     esac
@@ -110,5 +111,11 @@ output=Benchmarks/results/latest.md
         echo "## Resize"
         echo
         python3 Benchmarks/resize.py --binary "$binary" --reference .build/bench/vips_resize --wrk-seconds "$seconds"
+    fi
+    if runs events; then
+        echo
+        echo "## Uploads with a hanging webhook target"
+        echo
+        python3 Benchmarks/upload_events.py --binary "$binary"
     fi
 } | tee "$output"

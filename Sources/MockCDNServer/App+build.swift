@@ -46,6 +46,8 @@ public func buildApplication(
             serverName: "MockCDN",
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.connectionLimit)
         ),
+        // Webhook deliveries run beside the server, off every request's path.
+        services: [services.events.deliveries],
         onServerRunning: { channel in
             let url =
                 "\(scheme)://\(hostForURL(configuration.host)):\(channel.localAddress?.port ?? configuration.port)"
@@ -79,10 +81,12 @@ func addSurfaces(
         configuration: configuration,
         apps: services.apps,
         store: services.store,
+        backingStore: services.backingStore,
         clock: services.clock,
         links: services.links,
         journal: services.journal,
         faults: services.faults,
+        events: services.events,
         metrics: services.metrics,
         instance: services.instance,
         reset: services.reset
@@ -113,6 +117,7 @@ func addSurfaces(
         remover: ObjectRemover(store: services.store, variants: services.variants, posters: services.posters),
         uploads: services.uploads,
         multipart: services.multipart,
+        events: services.events,
         uploadURLPut: cometChat.uploadURLPut
     )
     s3.addRoutes(to: router)

@@ -43,9 +43,19 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
     let s3 = store as? S3ObjectStore
     if let wrap = configuration.storeWrapper { store = wrap(store) }
     let metrics = ServerMetrics()
+    let apps = try AppRegistry(configuration.apps, reserving: routePrefixes)
+    let faults = FaultInjector()
+    let events = ObjectEvents(
+        apps: apps,
+        clock: configuration.clock,
+        configured: configuration.notifications,
+        deliveries: WebhookDeliveries(clock: configuration.clock) { url in faults.fire(delivery: url) }
+    )
     return ServerServices(
-        apps: try AppRegistry(configuration.apps, reserving: routePrefixes),
-        store: store,
+        apps: apps,
+        store: EventingObjectStore(base: store, events: events),
+        backingStore: store,
+        events: events,
         clock: configuration.clock,
         state: s3.map { S3AppState(client: $0.client) } ?? LocalAppState(),
         links: LinkSigner(
@@ -58,7 +68,7 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
             onLookup: { metrics.variantLookup(hit: $0) }
         ),
         journal: Journal(capacity: configuration.journalCapacity),
-        faults: FaultInjector(),
+        faults: faults,
         metrics: metrics,
         fixtures: configuration.fixturesDirectory.map(FixtureLoader.init),
         verifiedCredentials: VerifiedCredentialCache(

@@ -8,7 +8,12 @@ import Synchronization
 /// the ones it uses; only the reset, which touches them all, runs over the whole.
 struct ServerServices: Sendable {
     let apps: AppRegistry
+    /// The store every surface writes through: `backingStore` behind the event funnel (`EventingObjectStore`).
     let store: any ObjectStore
+    /// The store itself, for what asks about its kind (health).
+    let backingStore: any ObjectStore
+    /// Upload events: the queue, the targets, the webhook deliveries.
+    let events: ObjectEvents
     let clock: MockClock
     /// Channel members and `PATCH /app` settings: in the process, or in the bucket with the S3 store.
     let state: any AppState
@@ -30,12 +35,15 @@ struct ServerServices: Sendable {
     let instance = SecureBytes.random(count: 6).hexString
 
     /// Back to the startup state: objects (fixtures reloaded), multipart uploads and their parts, variants,
-    /// verified credentials, journal, faults, clock, channel membership and upload settings.
+    /// verified credentials, journal, faults, clock, channel membership and upload settings, and the event
+    /// queue, pending deliveries and run-time notification targets. The removed objects then emit their
+    /// `ObjectRemoved:Delete` records into the emptied queue (`EventingObjectStore.removeAll`).
     func reset() async throws {
         // First, so that an upload that commits from now on sees it and removes itself.
         self.epoch.advance()
         self.journal.clear()
         self.faults.clear()
+        self.events.clear()
         self.clock.reset()
         try await self.state.reset(self.apps.apps)
         self.variants.removeAll()
@@ -48,8 +56,9 @@ struct ServerServices: Sendable {
 
     /// Stores the fixtures under the default app, when a folder is configured.
     func loadFixtures() async throws {
+        // The startup state, not a client's change: no events.
         if let fixtures = self.fixtures, let app = self.apps.apps.first {
-            try await fixtures.load(into: self.store, clock: self.clock, app: app)
+            try await EventCause.silently { try await fixtures.load(into: self.store, clock: self.clock, app: app) }
         }
     }
 

@@ -189,6 +189,8 @@ extension ServerServices {
         ServerServices(
             apps: self.apps,
             store: store,
+            backingStore: store,
+            events: self.events,
             clock: self.clock,
             state: self.state,
             links: self.links,

@@ -28,6 +28,11 @@ import Yams
 ///         public_key: keys/old.pub.pem
 ///     file_upload_config: { blocked_file_extensions: [".exe"] }
 ///     image_upload_config: { size_limit: 10485760 }
+///     notifications:                   # upload events' targets (docs/events.md); default: none
+///       webhooks:
+///         - { id: thumbs, url: "http://127.0.0.1:9000/hook", events: ["s3:ObjectCreated:*"], prefix: images/ }
+///       queues:
+///         - { id: q, arn: "arn:aws:sqs:us-east-1:000000000000:uploads", events: ["s3:ObjectRemoved:*"] }
 /// ```
 ///
 /// The demo app stays first unless an entry with `app_id: demo` replaces it.
@@ -63,9 +68,10 @@ public struct ConfigurationFile: Decodable, Sendable {
         let keys: [Key]?
         let fileUploadConfig: UploadConfig?
         let imageUploadConfig: UploadConfig?
+        let notifications: NotificationConfiguration?
 
         enum CodingKeys: String, CodingKey {
-            case keys, region
+            case keys, region, notifications
             case appID = "app_id"
             case apiKey = "api_key"
             case apiSecret = "api_secret"
@@ -101,6 +107,7 @@ public struct ConfigurationFile: Decodable, Sendable {
             "media_url_access": .value, "presigned_url_ttl": .value, "upload_url_ttl": .value,
             "upload_stall_timeout": .value, "s3_size_limit": .value, "keys": .list(key),
             "file_upload_config": uploadConfig, "image_upload_config": uploadConfig,
+            "notifications": NotificationConfiguration.shape,
         ])
         let server = MemberShape.object(
             Dictionary(uniqueKeysWithValues: ServeSetting.all.filter { $0.configKey != nil }.map { ($0.name, .value) })
@@ -269,6 +276,24 @@ public struct ConfigurationFile: Decodable, Sendable {
             }
         }
         return apps
+    }
+
+    /// Reads the apps' notification targets (`apps[].notifications`), checked.
+    ///
+    /// - Parameter path: the YAML file.
+    /// - Returns: each app's targets, by app id; apps without any are absent.
+    /// - Throws: `MockCDNError.invalidConfiguration` naming the file, the app and the bad member.
+    static func notifications(from path: String) throws -> [String: NotificationConfiguration] {
+        var configurations: [String: NotificationConfiguration] = [:]
+        for app in try self.read(path).0.apps ?? [] {
+            guard let notifications = app.notifications else { continue }
+            do {
+                configurations[app.appID] = try notifications.validated()
+            } catch {
+                throw MockCDNError.invalidConfiguration("\(path): app \(app.appID): notifications: \(error.message)")
+            }
+        }
+        return configurations
     }
 
     /// Reads and decodes the file; gives its folder too, for relative paths.

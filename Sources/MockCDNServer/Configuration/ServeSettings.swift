@@ -53,6 +53,8 @@ extension ServerConfiguration {
         var configuration = ServerConfiguration(
             apps: try early[.config].map { try ConfigurationFile.apps(from: $0.text) } ?? [.demo]
         )
+        configuration.notifications =
+            try early[.config].map { try ConfigurationFile.notifications(from: $0.text) } ?? [:]
         let resolution = ServeSetting.Resolution(environment: environment, settings: settings)
         for setting in ServeSetting.all {
             try setting.apply?(&configuration, try settings.value(setting), resolution)

@@ -50,6 +50,8 @@ public struct ServerConfiguration: Sendable {
     /// The clock every expiry reads. A harness in the same process (`MockCDNTesting`) keeps a reference to
     /// read and move it without a request.
     public var clock = MockClock()
+    /// Each app's notification targets from the config file (`apps[].notifications`), by app id.
+    var notifications: [String: NotificationConfiguration] = [:]
     /// Wraps the store the server makes; the tests use it to make the store fail on purpose.
     var storeWrapper: (@Sendable (any ObjectStore) -> any ObjectStore)?
 

@@ -6,7 +6,8 @@ import NIOCore
 
 /// The bucket-level S3 routes, an app being the bucket (path-style `/{app}`): HeadBucket (`HEAD`),
 /// GetBucketLocation (`GET ?location`), ListObjectsV2 (`GET ?list-type=2`), ListObjects (`GET`),
-/// DeleteObjects (`POST ?delete`) and PostObject (`POST` with a `multipart/form-data` body: `FormUpload`).
+/// DeleteObjects (`POST ?delete`), PostObject (`POST` with a `multipart/form-data` body: `FormUpload`) and
+/// Get/PutBucketNotificationConfiguration (`GET|PUT ?notification`: `BucketNotifications`).
 /// Each needs the app's credentials, signed in the `Authorization` header (SigV4, SigV2) or presigned (SigV4),
 /// or, for PostObject, a POST policy signed with them. ListMultipartUploads (`GET ?uploads`) is
 /// `MultipartController`'s.
@@ -17,6 +18,7 @@ struct BucketController {
     let batch: BatchDelete
     let multipart: MultipartController
     let form: FormUpload
+    let notifications: BucketNotifications
 
     /// The most keys one page lists, as on S3.
     static let maximumKeys = 1000
@@ -24,7 +26,7 @@ struct BucketController {
     /// Bucket subresources MockCDN does not implement: answered 501 `NotImplemented`, never as a listing.
     static let unimplemented: Set<String> = [
         "acl", "analytics", "accelerate", "cors", "encryption", "intelligent-tiering", "inventory", "lifecycle",
-        "logging", "metrics", "notification", "object-lock", "ownershipControls", "policy", "policyStatus",
+        "logging", "metrics", "object-lock", "ownershipControls", "policy", "policyStatus",
         "publicAccessBlock", "replication", "requestPayment", "tagging", "versioning", "versions",
         "website",
     ]
@@ -33,6 +35,32 @@ struct BucketController {
         router.head(":app") { request, context in try await self.answer(request, context: context, head: true) }
         router.get(":app") { request, context in try await self.answer(request, context: context, head: false) }
         router.post(":app") { request, context in try await self.post(request, context: context) }
+        router.put(":app") { request, context in try await self.put(request, context: context) }
+    }
+
+    /// `PUT /{app}?notification`: PutBucketNotificationConfiguration. Other bucket PUTs (CreateBucket, ...)
+    /// are S3's 405, as before this route.
+    private func put(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let query = context.query(of: request)
+        guard query.decoded.contains(where: { $0.name == "notification" }) else {
+            throw S3Error.methodNotAllowed(.put, onBucket: true)
+        }
+        let app = try S3Authenticator.app(context, in: self.apps)
+        let body = try await S3XML.document(of: request, upTo: BucketNotifications.maximumBodyBytes)
+        let source = try S3Authenticator.authenticate(
+            request,
+            app: app,
+            key: nil,
+            query: query,
+            now: self.clock.unixSeconds,
+            payload: body
+        )
+        return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
+            let digests = try PayloadDigests(request, query: query, trailers: false)
+            digests.update(body)
+            try digests.verify()
+            return try self.notifications.put(String(buffer: body), app: app)
+        }
     }
 
     /// `POST /{app}?delete`: DeleteObjects; `POST /{app}` with a form: PostObject. Other bucket POSTs are not
@@ -95,6 +123,7 @@ struct BucketController {
                 )
             }
             if names.contains("location") { return Self.location(app) }
+            if names.contains("notification") { return self.notifications.get(app) }
             if names.contains("uploads") { return try await self.multipart.listUploads(app, query: query) }
             return try await self.list(app, query: query, version2: query.first("list-type") == "2")
         }

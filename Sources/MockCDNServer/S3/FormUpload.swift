@@ -82,7 +82,9 @@ struct FormUpload {
                 guard let file = form.file else { throw Self.noFile }
                 let objectKey = try ObjectKey(app.id + "/" + key)
                 let fileBody = FormFileBody(base: file, rest: reader, maximum: policy.contentLengthRange?.upperBound)
-                let object = try await self.store(fileBody, at: objectKey, app: app, fields: fields, policy: policy)
+                let object = try await EventCause.creating(as: .post) {
+                    try await self.store(fileBody, at: objectKey, app: app, fields: fields, policy: policy)
+                }
                 do {
                     try self.uploads.checkEpoch(epoch)
                 } catch {

@@ -97,18 +97,21 @@ struct MultipartController {
                 let selected = try document.select(from: upload)
                 let etag = CompletedParts.etag(ofParts: selected.map(\.etag))
                 let parts = ObjectParts(sizes: selected.map(\.size))
-                object = try await self.uploads.join(
-                    selected.map { ($0.storeKey, $0.size) },
-                    into: key,
-                    app: app,
-                    limit: try await S3Limits.object(at: key, app: app, uploads: self.uploads),
-                    declaredType: upload.contentType,
-                    extras: upload.extras
-                ) { [uploads = self.parts.uploads] _, attributes in
-                    // An abort or a reset while the parts were joined wins: nothing is stored.
-                    guard uploads.isCompleting(id) else { throw S3Error.noSuchUpload(id) }
-                    attributes.etag = etag
-                    attributes.extras[ObjectParts.extra] = parts.extraValue
+                let limit = try await S3Limits.object(at: key, app: app, uploads: self.uploads)
+                object = try await EventCause.creating(as: .completeMultipartUpload) {
+                    try await self.uploads.join(
+                        selected.map { ($0.storeKey, $0.size) },
+                        into: key,
+                        app: app,
+                        limit: limit,
+                        declaredType: upload.contentType,
+                        extras: upload.extras
+                    ) { [uploads = self.parts.uploads] _, attributes in
+                        // An abort or a reset while the parts were joined wins: nothing is stored.
+                        guard uploads.isCompleting(id) else { throw S3Error.noSuchUpload(id) }
+                        attributes.etag = etag
+                        attributes.extras[ObjectParts.extra] = parts.extraValue
+                    }
                 }
             } catch {
                 _ = self.parts.uploads.endCompletion(id, completed: false)

@@ -62,13 +62,13 @@ struct ObjectCopier {
         }
         attributes.extras[ObjectParts.extra] = nil
         let body = StoredBody(store: self.store, key: sourceKey, size: source.size)
-        let copied: ObjectMetadata
-        if source.extras[ObjectParts.extra] == nil {
-            copied = try await self.store.put(key, body: body, attributes: attributes, maxBytes: source.size)
-        } else {
+        let copied = try await EventCause.creating(as: .copy) {
+            if source.extras[ObjectParts.extra] == nil {
+                return try await self.store.put(key, body: body, attributes: attributes, maxBytes: source.size)
+            }
             // The source's multipart ETag names parts the copy does not have: the copy's is its bytes' MD5.
             let digests = PayloadDigests()
-            copied = try await self.store.put(
+            return try await self.store.put(
                 key,
                 body: PayloadBody(base: body, chunked: nil, digests: digests),
                 maxBytes: source.size

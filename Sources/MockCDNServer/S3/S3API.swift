@@ -16,6 +16,8 @@ struct S3API {
     let uploads: UploadReceiver
     /// The open multipart uploads.
     let multipart: MultipartUploads
+    /// Upload events: S3's notification configuration sets the app's targets there.
+    let events: ObjectEvents
     let uploadURLPut: @Sendable (Request, AppRequestContext) async throws -> Response
 
     /// A header-signed GetObject or HeadObject as a media read credential.
@@ -29,7 +31,8 @@ struct S3API {
             clock: self.clock,
             batch: BatchDelete(remover: self.remover),
             multipart: self.multipartController,
-            form: FormUpload(clock: self.clock, uploads: self.uploads, links: self.links)
+            form: FormUpload(clock: self.clock, uploads: self.uploads, links: self.links),
+            notifications: BucketNotifications(events: self.events)
         ).addRoutes(to: group)
         ObjectController(
             apps: self.apps,

@@ -5,6 +5,8 @@ import MockCDNCore
 /// `GET|PUT /_mockcdn/clock`, `POST /_mockcdn/clock/advance`: the clock every expiry reads.
 struct ClockController {
     let clock: MockClock
+    /// Called after the clock is set or advanced: webhook retries that came due run at once.
+    var onChange: @Sendable () -> Void = {}
 
     struct ClockState: ResponseEncodable {
         let now: Int64
@@ -56,6 +58,7 @@ struct ClockController {
             let body = try await request.decodeJSONBody(SetClock.self, shape: .object(["now": .value]))
             guard Self.range.contains(body.now) else { throw Self.outOfRange }
             self.clock.set(Date(timeIntervalSince1970: TimeInterval(body.now)))
+            self.onChange()
             return ClockState(now: self.clock.unixSeconds)
         }
         group.post("clock/advance") { request, _ in
@@ -63,6 +66,7 @@ struct ClockController {
             let (target, overflow) = self.clock.unixSeconds.addingReportingOverflow(body.seconds)
             guard !overflow, Self.range.contains(target) else { throw Self.outOfRange }
             self.clock.advance(by: TimeInterval(body.seconds))
+            self.onChange()
             return ClockState(now: self.clock.unixSeconds)
         }
     }

@@ -41,8 +41,8 @@ struct IndexController {
         "stream": "POST|DELETE /channels/{type}/{id}/image|file, /api/v2/uploads/image|file; GET|PATCH /app",
         "cometchat": "GET /v1/apps/{app}/settings, POST /v1/apps/{app}/fat, POST /{app}/media, "
             + "POST /v1/apps/{app}/presign, GET /v1/apps/{app}/keys",
-        "control": "/_mockcdn/health, /clock, /clock/advance, /tokens, /requests, /faults, /reset, /objects; "
-            + "GET /metrics",
+        "control": "/_mockcdn/health, /clock, /clock/advance, /tokens, /requests, /faults, /reset, /objects, "
+            + "/events, /deliveries, /apps/{app}/notifications; GET /metrics",
         "console": "GET /_mockcdn/ui: the web console (objects, upload, live journal, clock, faults)",
         "openapi": "GET /_mockcdn/openapi.yaml: every route, its parameters and its answers",
     ]

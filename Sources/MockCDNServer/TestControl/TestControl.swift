@@ -7,10 +7,14 @@ struct TestControl {
     let configuration: ServerConfiguration
     let apps: AppRegistry
     let store: any ObjectStore
+    /// The store under the event funnel: health asks it what kind it is.
+    let backingStore: any ObjectStore
     let clock: MockClock
     let links: LinkSigner
     let journal: Journal
     let faults: FaultInjector
+    /// Upload events: the queue, the targets, the delivery journal.
+    let events: ObjectEvents
     let metrics: ServerMetrics
     /// This process among the instances that share a store (health names it).
     let instance: String
@@ -43,11 +47,11 @@ struct TestControl {
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         let control = router.group(RouterPath(Self.prefix)).add(middleware: ErrorEnvelopeMiddleware<HTTPError>())
         // Health stays open on every address: container health checks carry no token.
-        HealthController(store: self.store, instance: self.instance).addRoutes(to: control)
+        HealthController(store: self.backingStore, instance: self.instance).addRoutes(to: control)
         _ = control.add(middleware: AdminGuard(configuration: self.configuration))
         let root = router.group().add(middleware: ErrorEnvelopeMiddleware<HTTPError>())
         IndexController(apps: self.apps, clock: self.clock, store: self.store).addRoutes(root: root, control: control)
-        ClockController(clock: self.clock).addRoutes(to: control)
+        ClockController(clock: self.clock, onChange: self.events.deliveries.nudge).addRoutes(to: control)
         ConsoleController(apps: self.apps, store: self.store, clock: self.clock, links: self.links)
             .addRoutes(to: control)
         TokensController(apps: self.apps, clock: self.clock).addRoutes(to: control)
@@ -55,6 +59,9 @@ struct TestControl {
         VerifyController(journal: self.journal).addRoutes(to: control)
         ReportController(journal: self.journal).addRoutes(to: control)
         FaultsController(faults: self.faults).addRoutes(to: control)
+        EventsController(events: self.events).addRoutes(to: control)
+        NotificationsController(events: self.events).addRoutes(to: control)
+        DeliveriesController(events: self.events).addRoutes(to: control)
         ResetController(reset: self.reset).addRoutes(to: control)
         MetricsController(metrics: self.metrics).addRoutes(to: root)
     }

@@ -4,7 +4,8 @@ import Synchronization
 
 /// Fault rules a test installs through `/_mockcdn/faults`: match by method, path (prefix, or glob with `*`)
 /// and query parameter name; act with a status, a delay, a throttle, a reset or a truncation; stop after
-/// `times` hits and fire with `probability`.
+/// `times` hits and fire with `probability`. A rule with `match.scope: deliveries` applies to outgoing webhook
+/// deliveries instead (matched on the webhook URL's path and query): a status, a delay, or `drop`.
 final class FaultInjector: Sendable {
     struct Match: Codable, Sendable, Equatable {
         var method: String?
@@ -13,6 +14,11 @@ final class FaultInjector: Sendable {
         var path: String?
         /// The name of a query parameter the request must carry.
         var query: String?
+        /// `requests` (the default: requests MockCDN answers) or `deliveries` (webhook deliveries it makes).
+        var scope: String?
+
+        /// Whether the rule applies to webhook deliveries rather than to requests.
+        var isDelivery: Bool { self.scope == "deliveries" }
     }
 
     struct Action: Codable, Sendable, Equatable {
@@ -22,9 +28,11 @@ final class FaultInjector: Sendable {
         var throttleBytesPerSecond: Int?
         var resetAfterBytes: Int?
         var truncateAfterBytes: Int?
+        /// Deliveries only: the delivery is not sent, and fails as if its target could not be reached.
+        var drop: Bool?
 
         enum CodingKeys: String, CodingKey {
-            case status, body
+            case status, body, drop
             case delayMilliseconds = "delay_ms"
             case throttleBytesPerSecond = "throttle_bytes_per_sec"
             case resetAfterBytes = "reset_after_bytes"
@@ -100,7 +108,8 @@ final class FaultInjector: Sendable {
         /// Whether the rule is out of hits, so it no longer matches.
         var isSpent: Bool { self.limited && self.remaining.load(ordering: .relaxed) == 0 }
 
-        func matches(method: String, path: [UInt8], queryNames: Set<String>) -> Bool {
+        func matches(method: String, path: [UInt8], queryNames: Set<String>, delivery: Bool = false) -> Bool {
+            guard self.match.isDelivery == delivery else { return false }
             if let expected = self.method, expected != method { return false }
             if let query = self.match.query, !queryNames.contains(query) { return false }
             return self.path?.matches(path) ?? true
@@ -226,6 +235,18 @@ final class FaultInjector: Sendable {
         if let path = match.path, path.utf8.count > Self.maximumPatternLength {
             throw Invalid(message: "match.path must be at most \(Self.maximumPatternLength) bytes")
         }
+        if let scope = match.scope, scope != "requests", scope != "deliveries" {
+            throw Invalid(message: "match.scope must be requests or deliveries")
+        }
+        if match.isDelivery {
+            guard action.body == nil, action.throttleBytesPerSecond == nil, action.resetAfterBytes == nil,
+                action.truncateAfterBytes == nil
+            else {
+                throw Invalid(message: "a deliveries rule acts with status, delay_ms or drop only")
+            }
+        } else if action.drop != nil {
+            throw Invalid(message: "action.drop needs match.scope deliveries")
+        }
         return try self.state.withLock { state throws(Invalid) in
             guard state.rules.count < Self.maximumRules else {
                 throw Invalid(message: "at most \(Self.maximumRules) fault rules; DELETE /_mockcdn/faults first")
@@ -269,16 +290,41 @@ final class FaultInjector: Sendable {
     ///   - path: the request path, as sent.
     ///   - queryNames: the names of the query parameters, evaluated only when there are rules.
     /// - Returns: the rule as this hit left it, or nil when none fired.
-    func fire(method: String, path: String, queryNames: @autoclosure () -> Set<String>) -> Rule? {
+    func fire(
+        method: String,
+        path: String,
+        queryNames: @autoclosure () -> Set<String>,
+        delivery: Bool = false
+    ) -> Rule? {
         guard self.ruleCount.load(ordering: .relaxed) > 0 else { return nil }
         let queryNames = queryNames()
         let rules = self.state.withLock { $0.rules }
         let path = Array(path.utf8)
         for rule in rules {
-            guard !rule.isSpent, rule.matches(method: method, path: path, queryNames: queryNames) else { continue }
+            guard !rule.isSpent, rule.matches(method: method, path: path, queryNames: queryNames, delivery: delivery)
+            else { continue }
             guard rule.probability >= 1 || Double.random(in: 0..<1) < rule.probability else { continue }
             if let fired = rule.fire() { return fired }
         }
         return nil
+    }
+
+    /// The first `deliveries` rule that matches and fires on a webhook delivery to `url`, as the fault the
+    /// delivery takes.
+    ///
+    /// - Parameter url: the webhook's URL; its path and query names are matched, the method is POST.
+    /// - Returns: the fault, or nil when none fired.
+    func fire(delivery url: URL) -> DeliveryFault? {
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let path = components?.percentEncodedPath ?? url.path
+        let names = Set((components?.queryItems ?? []).map(\.name))
+        guard let rule = self.fire(method: "POST", path: path.isEmpty ? "/" : path, queryNames: names, delivery: true)
+        else { return nil }
+        return DeliveryFault(
+            rule: rule.id,
+            status: rule.action.status,
+            delayMilliseconds: rule.action.delayMilliseconds,
+            drop: rule.action.drop ?? false
+        )
     }
 }

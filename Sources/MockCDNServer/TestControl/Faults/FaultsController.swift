@@ -14,12 +14,12 @@ struct FaultsController {
     /// Every member a rule may have: a misspelt one is refused rather than read as absent (a `match`
     /// without its `method` would catch every request).
     static let shape = MemberShape.object([
-        "match": .object(["method": .value, "path": .value, "query": .value]),
+        "match": .object(["method": .value, "path": .value, "query": .value, "scope": .value]),
         "times": .value,
         "probability": .value,
         "action": .object([
             "status": .value, "body": .value, "delay_ms": .value, "throttle_bytes_per_sec": .value,
-            "reset_after_bytes": .value, "truncate_after_bytes": .value,
+            "reset_after_bytes": .value, "truncate_after_bytes": .value, "drop": .value,
         ]),
     ])
 
@@ -37,8 +37,8 @@ struct FaultsController {
             guard let action = body.action, action != FaultInjector.Action() else {
                 throw HTTPError(
                     .badRequest,
-                    message: "action must set status, body, delay_ms, throttle_bytes_per_sec, reset_after_bytes "
-                        + "or truncate_after_bytes"
+                    message: "action must set status, body, delay_ms, throttle_bytes_per_sec, reset_after_bytes, "
+                        + "truncate_after_bytes or drop"
                 )
             }
             let id = try self.faults.add(

@@ -1,0 +1,317 @@
+import AsyncHTTPClient
+import Foundation
+import MockCDNCore
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import Synchronization
+
+/// Webhook deliveries: each event a webhook target's filter passes becomes a delivery, POSTed off the request
+/// path by this service (an upload never waits for one), tried again on the virtual clock
+/// (`DeliveryBackoff`), each attempt noted in a bounded log (`GET /_mockcdn/deliveries`).
+///
+/// A delivery is `{"Records":[record]}`, signed with the app's `api_secret`: `X-Signature` is the lowercase
+/// hex HMAC-SHA256 of the raw body, as Stream signs its webhooks.
+final class WebhookDeliveries: Service, Sendable {
+    /// A delivery waiting for its next attempt.
+    struct Pending: Sendable {
+        let id: String
+        let app: String
+        let target: String
+        let url: URL
+        let secret: String
+        let body: [UInt8]
+        let eventID: Int
+        let eventName: String
+        let key: String
+        /// The attempt to make next, from 1.
+        var attempt: Int
+        /// The virtual clock's time it is due.
+        var due: Date
+        /// The reset generation it belongs to: one from before a reset is forgotten.
+        let generation: Int
+    }
+
+    /// A pending delivery as `GET /_mockcdn/deliveries` lists it.
+    struct Waiting: Codable, Sendable, Equatable {
+        var delivery: String
+        var app: String
+        var target: String
+        var url: String
+        var eventID: Int
+        var attempt: Int
+        var dueAt: String
+
+        enum CodingKeys: String, CodingKey {
+            case delivery, app, target, url, attempt
+            case eventID = "event_id"
+            case dueAt = "due_at"
+        }
+    }
+
+    /// The most deliveries waiting or under way; an event past it is not delivered (and its attempt logged as
+    /// `dropped`, "too many pending deliveries").
+    static let maximumPending = 1000
+    /// The attempts the log keeps; the oldest goes first.
+    static let logCapacity = 1000
+    /// The longest an attempt may take, in real time, before it counts as a `timeout`.
+    static let attemptTimeout = Duration.seconds(5)
+    /// The answer bytes read (and dropped) from a target.
+    static let answerLimit = 64 * 1024
+
+    /// What the lock guards.
+    private struct State {
+        var waiting: [Pending] = []
+        var running = 0
+        var log: [DeliveryAttempt] = []
+        var nextID = 1
+        var generation = 0
+    }
+
+    let clock: MockClock
+    /// The delivery fault that fires on an attempt to this URL, if any (the fault injector's rules with
+    /// `match.scope: deliveries`).
+    let fault: @Sendable (URL) -> DeliveryFault?
+    private let state = Mutex(State())
+    private let wakeups: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+
+    /// A delivery service on `clock`.
+    ///
+    /// - Parameters:
+    ///   - clock: the virtual clock attempts are due on.
+    ///   - fault: the delivery fault for an attempt's URL.
+    init(clock: MockClock, fault: @escaping @Sendable (URL) -> DeliveryFault? = { _ in nil }) {
+        self.clock = clock
+        self.fault = fault
+        (self.wakeups, self.wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Queues a delivery of `body` to `url`, due now.
+    ///
+    /// - Parameters:
+    ///   - body: the JSON document.
+    ///   - url: the webhook.
+    ///   - target: the target's id.
+    ///   - app: the app whose secret signs it.
+    ///   - secret: the app's `api_secret`.
+    ///   - event: the queued event it carries.
+    func enqueue(_ body: [UInt8], to url: URL, target: String, app: String, secret: String, event: QueuedEvent) {
+        let now = self.clock.now
+        let refused: DeliveryAttempt? = self.state.withLock { state in
+            let id = "d\(state.nextID)"
+            state.nextID += 1
+            guard state.waiting.count + state.running < Self.maximumPending else {
+                let attempt = DeliveryAttempt(
+                    delivery: id,
+                    app: app,
+                    target: target,
+                    url: url.absoluteString,
+                    eventID: event.id,
+                    eventName: event.record.eventName,
+                    key: Self.key(of: event),
+                    attempt: 1,
+                    at: EventRecord.timestamp(now),
+                    status: nil,
+                    outcome: "dropped",
+                    error: "too many pending deliveries (\(Self.maximumPending))",
+                    fault: nil,
+                    durationMilliseconds: 0,
+                    nextAttemptAt: nil
+                )
+                Self.note(attempt, in: &state)
+                return attempt
+            }
+            state.waiting.append(
+                Pending(
+                    id: id,
+                    app: app,
+                    target: target,
+                    url: url,
+                    secret: secret,
+                    body: body,
+                    eventID: event.id,
+                    eventName: event.record.eventName,
+                    key: Self.key(of: event),
+                    attempt: 1,
+                    due: now,
+                    generation: state.generation
+                )
+            )
+            return nil
+        }
+        if refused == nil { self.wake.yield() }
+    }
+
+    /// Runs the attempts that are due: at once for new deliveries, when the clock is set or advanced
+    /// (`nudge`), and each second of real time for retries whose time comes with it.
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { [wake = self.wake] in
+                    while (try? await Task.sleep(for: .seconds(1))) != nil { wake.yield() }
+                }
+                for await _ in self.wakeups {
+                    for delivery in self.takeDue() { group.addTask { await self.attempt(delivery) } }
+                }
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Looks for due attempts now (the clock moved).
+    func nudge() { self.wake.yield() }
+
+    /// The attempts made, oldest first.
+    var log: [DeliveryAttempt] { self.state.withLock { $0.log } }
+
+    /// The deliveries waiting for an attempt, soonest first.
+    var waiting: [Waiting] {
+        self.state.withLock { $0.waiting }.sorted { $0.due < $1.due }.map {
+            Waiting(
+                delivery: $0.id,
+                app: $0.app,
+                target: $0.target,
+                url: $0.url.absoluteString,
+                eventID: $0.eventID,
+                attempt: $0.attempt,
+                dueAt: EventRecord.timestamp($0.due)
+            )
+        }
+    }
+
+    /// Forgets every pending delivery and the log (`/_mockcdn/reset`); an attempt under way finishes unnoted.
+    func clear() {
+        self.state.withLock { state in
+            state.waiting = []
+            state.log = []
+            state.generation += 1
+        }
+    }
+
+    /// Takes the deliveries that are due out of the waiting list, counting them as running.
+    private func takeDue() -> [Pending] {
+        let now = self.clock.now
+        return self.state.withLock { state in
+            let due = state.waiting.filter { $0.due <= now }
+            state.waiting.removeAll { $0.due <= now }
+            state.running += due.count
+            return due
+        }
+    }
+
+    /// Makes one attempt, notes it, and puts the delivery back with its next due time when it failed.
+    private func attempt(_ delivery: Pending) async {
+        let started = ContinuousClock.now
+        let at = self.clock.now
+        let fault = self.fault(delivery.url)
+        var status: Int?
+        var outcome: String
+        var reason: String?
+        if let delay = fault?.delayMilliseconds, delay > 0 { try? await Task.sleep(for: .milliseconds(delay)) }
+        if fault?.drop == true {
+            outcome = "dropped"
+            reason = "dropped by fault \(fault?.rule ?? "")"
+        } else {
+            do {
+                let answered = try await self.send(delivery)
+                status = fault?.status ?? answered
+                outcome = (200..<300).contains(status ?? 0) ? "delivered" : "failed"
+            } catch let failure as DeliveryTimeout {
+                outcome = "timeout"
+                reason = failure.description
+            } catch {
+                outcome = "unreachable"
+                reason = String(String(describing: error).prefix(200))
+            }
+        }
+        let delay = outcome == "delivered" ? nil : DeliveryBackoff.delay(after: delivery.attempt)
+        let next = delay.map { self.clock.now.addingTimeInterval(TimeInterval($0)) }
+        let took = (ContinuousClock.now - started).components
+        let milliseconds = Int(took.seconds * 1000 + took.attoseconds / 1_000_000_000_000_000)
+        let noted = DeliveryAttempt(
+            delivery: delivery.id,
+            app: delivery.app,
+            target: delivery.target,
+            url: delivery.url.absoluteString,
+            eventID: delivery.eventID,
+            eventName: delivery.eventName,
+            key: delivery.key,
+            attempt: delivery.attempt,
+            at: EventRecord.timestamp(at),
+            status: status,
+            outcome: outcome,
+            error: reason,
+            fault: fault?.rule,
+            durationMilliseconds: milliseconds,
+            nextAttemptAt: next.map(EventRecord.timestamp)
+        )
+        self.state.withLock { state in
+            state.running -= 1
+            guard delivery.generation == state.generation else { return }
+            Self.note(noted, in: &state)
+            if let next {
+                var again = delivery
+                again.attempt += 1
+                again.due = next
+                state.waiting.append(again)
+            }
+        }
+    }
+
+    /// POSTs the delivery, signed; its status.
+    private func send(_ delivery: Pending) async throws -> Int {
+        var request = HTTPClientRequest(url: delivery.url.absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "MockCDN/\(mockCDNVersion)")
+        request.headers.add(name: "X-Signature", value: Self.signature(of: delivery.body, secret: delivery.secret))
+        request.headers.add(name: "X-MockCDN-Delivery", value: delivery.id)
+        request.headers.add(name: "X-MockCDN-Attempt", value: String(delivery.attempt))
+        request.headers.add(name: "X-MockCDN-Event", value: String(delivery.eventID))
+        request.body = .bytes(ByteBuffer(bytes: delivery.body))
+        let signed = request
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            group.addTask {
+                let response = try await HTTPClient.shared.execute(signed, timeout: .seconds(5))
+                _ = try await response.body.collect(upTo: Self.answerLimit)
+                return Int(response.status.code)
+            }
+            group.addTask {
+                try await Task.sleep(for: Self.attemptTimeout)
+                throw DeliveryTimeout()
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    /// The lowercase hex HMAC-SHA256 of `body` keyed with `secret`: the `X-Signature` of a delivery.
+    ///
+    /// - Parameters:
+    ///   - body: the raw body.
+    ///   - secret: the app's `api_secret`.
+    /// - Returns: 64 hex digits.
+    static func signature(of body: [UInt8], secret: String) -> String {
+        HMAC.sha256(body, key: Array(secret.utf8)).hexString
+    }
+
+    /// Adds an attempt to the log, dropping the oldest past `logCapacity`.
+    private static func note(_ attempt: DeliveryAttempt, in state: inout State) {
+        state.log.append(attempt)
+        if state.log.count > Self.logCapacity { state.log.removeFirst(state.log.count - Self.logCapacity) }
+    }
+
+    /// The event's key as stored (the record's, decoded).
+    private static func key(of event: QueuedEvent) -> String {
+        let encoded = event.record.s3.object.key.replacingOccurrences(of: "+", with: " ")
+        return encoded.removingPercentEncoding ?? encoded
+    }
+}
+
+/// An attempt that took longer than `WebhookDeliveries.attemptTimeout`; noted on the attempt, never answered.
+struct DeliveryTimeout: CategorizedError, CustomStringConvertible {
+    var category: ErrorCategory { .unavailable }
+    var publicMessage: String { self.description }
+    var description: String { "no answer within \(WebhookDeliveries.attemptTimeout)" }
+}

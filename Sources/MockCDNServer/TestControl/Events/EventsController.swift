@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import MockCDNCore
+
+/// `GET /_mockcdn/events`: the built-in queue, oldest first, with a long poll (`after`, `wait`) and the
+/// filters `app` and `target` (a target's id or ARN: the events its filter passed, each record's
+/// `configurationId` then that target's id).
+struct EventsController {
+    let events: ObjectEvents
+
+    /// The longest `wait`, in seconds.
+    static let maximumWait = 60.0
+    /// The query parameters the route reads; any other is refused by name.
+    static let parameters: Set<String> = ["after", "wait", "app", "target"]
+
+    /// The answer. Written with a plain encoder, not the control routes' snake_case one: records keep AWS's
+    /// member names (`eventName`, `s3SchemaVersion`).
+    struct Listing: Encodable {
+        let events: [QueuedEvent]
+        /// The newest event's id (whether or not it passed the filters): the `after` of the next poll.
+        let lastID: Int
+        /// The long polls waiting now (this one not counted): a test can see that its poll waits.
+        let waiting: Int
+
+        enum CodingKeys: String, CodingKey {
+            case events, waiting
+            case lastID = "last_id"
+        }
+    }
+
+    func addRoutes(to group: some RouterMethods<AppRequestContext>) {
+        group.get("events") { request, context in
+            let query = context.query(of: request)
+            if let unknown = query.firstName(notIn: Self.parameters) {
+                throw HTTPError(
+                    .badRequest,
+                    message: "unknown parameter \(unknown.prefix(64)); the parameters are after, wait, app and target"
+                )
+            }
+            var after = 0
+            if let text = query.first("after") {
+                guard let value = Int(text), value >= 0 else {
+                    throw HTTPError(.badRequest, message: "after must be an event id (a whole number, 0 or more)")
+                }
+                after = value
+            }
+            var wait = 0.0
+            if let text = query.first("wait") {
+                guard let value = Double(text), value.isFinite, (0...Self.maximumWait).contains(value) else {
+                    throw HTTPError(.badRequest, message: "wait must be 0...60 seconds")
+                }
+                wait = value
+            }
+            let app = query.first("app")
+            if let app, self.events.apps.app(id: app) == nil {
+                throw HTTPError(.notFound, message: "no app \(app.prefix(64))")
+            }
+            let target = query.first("target")
+            let since = after
+            let found = await self.events.queue.events(waiting: .milliseconds(Int64(wait * 1000))) { event in
+                guard event.id > since else { return false }
+                if let app, event.app != app { return false }
+                if let target, !event.targets.contains(target), !event.arns.contains(target) { return false }
+                return true
+            }
+            let shown = found.map { event in
+                guard let target else { return event }
+                let configuration = self.events.configuration(of: event.app).all.first {
+                    $0.target.id == target || $0.target.arn == target
+                }
+                var record = event.record
+                record.s3.configurationId = configuration?.target.id ?? target
+                return QueuedEvent(
+                    id: event.id,
+                    app: event.app,
+                    targets: event.targets,
+                    arns: event.arns,
+                    record: record
+                )
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let body = try encoder.encode(
+                Listing(events: shown, lastID: self.events.queue.lastID, waiting: self.events.queue.waiting)
+            )
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/json; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: body))
+            )
+        }
+    }
+}
