@@ -41,13 +41,11 @@ struct VideoPosterServiceTests {
 
     static func video(_ name: String) throws -> Data { try Data(contentsOf: Fixture.url("media/\(name)")) }
 
-    /// Temporary folders of poster runs, of this test or of a killed run before it.
-    static func posterFolders() throws -> Set<String> {
-        Set(
-            try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
-                // This process's only: other processes on the machine make posters too.
-                .filter { $0.hasPrefix("mockcdn-poster-\(getpid())-") }
-        )
+    /// The temporary folders of `posters` that are still there: its own only, since other tests and processes
+    /// make posters at the same time.
+    static func leftFolders(of posters: VideoPosters) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+            .filter { $0.hasPrefix(posters.temporaryPrefix) }
     }
 
     @Test(
@@ -55,7 +53,6 @@ struct VideoPosterServiceTests {
         arguments: [("clip.mp4", "video/mp4"), ("clip.mov", "video/quicktime"), ("clip.webm", "video/webm")]
     )
     func poster(name: String, type: String) async throws {
-        let before = try Self.posterFolders()
         let services = try await Self.services()
         let (video, key) = try await Self.store(
             try Self.video("sample." + name.split(separator: ".").last!),
@@ -74,7 +71,7 @@ struct VideoPosterServiceTests {
         #expect(try Vips.probe(bytes) == ImageHeader(width: 160, height: 120, frames: 1, format: .jpeg))
         let updated = try #require(try await services.store.metadata(for: key))
         #expect(updated.extras["poster"] == poster.key)
-        #expect(try Self.posterFolders().subtracting(before).isEmpty)
+        #expect(try Self.leftFolders(of: services.posters).isEmpty)
 
         await services.posters.deletePoster(of: updated)
         #expect(try await services.store.metadata(for: try ObjectKey(poster.key)) == nil)
@@ -83,7 +80,6 @@ struct VideoPosterServiceTests {
 
     @Test("an undecodable video, or a type posters are not made for, gets none and keeps nothing extra")
     func noPoster() async throws {
-        let before = try Self.posterFolders()
         let services = try await Self.services()
         let text = Data("a text file uploaded as a video\n".utf8)
         for (bytes, name, type) in [
@@ -96,7 +92,7 @@ struct VideoPosterServiceTests {
             #expect(try await services.store.metadata(for: key)?.extras["poster"] == nil, "\(name) as \(type)")
         }
         #expect(try await services.store.list(prefix: "demo/thumbnails/").isEmpty)
-        #expect(try Self.posterFolders().subtracting(before).isEmpty)
+        #expect(try Self.leftFolders(of: services.posters).isEmpty)
     }
 
     @Test("a second poster replaces the first, which is deleted")

@@ -9,6 +9,12 @@ struct VideoPosters: Sendable {
     let clock: MockClock
     /// Moves on at every reset: a poster finished after one is not kept.
     let epoch: ResetEpoch
+    /// The start of the temporary folders' names of the server this service belongs to (the process id, and
+    /// its reset epoch's identity), so what one server leaves behind can be told from what others on the
+    /// machine make at the same time.
+    var temporaryPrefix: String {
+        "mockcdn-poster-\(getpid())-\(UInt(bitPattern: ObjectIdentifier(self.epoch).hashValue))-"
+    }
 
     /// Posters made at once. Each is an ffmpeg process of 60 to 90 MiB resident for up to `posterTimeLimit`;
     /// more uploads wait for a slot rather than start more of them on two cores.
@@ -121,14 +127,13 @@ struct VideoPosters: Sendable {
     }
 
     /// Copies an object to a fresh private file (folder mode 0700, file 0600), runs `body` with its path, and
-    /// removes it, whatever `body` does. The folder's name holds the process id, so what one process leaves
-    /// behind can be told from another's.
+    /// removes it, whatever `body` does; the folder's name starts with `temporaryPrefix`.
     private func withTemporaryCopy<Result: Sendable>(
         of key: ObjectKey,
         _ body: (String) async throws -> Result
     ) async throws -> Result {
         let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("mockcdn-poster-\(getpid())-\(UUID().uuidString.lowercased())")
+            .appendingPathComponent(self.temporaryPrefix + UUID().uuidString.lowercased())
         try FileManager.default.createDirectory(
             at: folder,
             withIntermediateDirectories: false,
