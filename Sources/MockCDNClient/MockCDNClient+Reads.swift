@@ -56,12 +56,12 @@ extension MockCDNClient {
     public func read(
         _ request: CDNRequest,
         range: ByteRange? = nil,
-        ifNoneMatch etag: String? = nil
+        ifNoneMatch: String? = nil
     ) async throws(MockCDNClientError) -> MediaRead {
         var urlRequest = request.urlRequest
         urlRequest.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         if let range { urlRequest.setValue(range.headerValue, forHTTPHeaderField: "Range") }
-        if let etag { urlRequest.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        if let ifNoneMatch { urlRequest.setValue(ifNoneMatch, forHTTPHeaderField: "If-None-Match") }
         let (data, response) = try await self.presigned.exchange(urlRequest)
         guard [200, 206, 304].contains(response.statusCode) else {
             let range = response.value(forHTTPHeaderField: "Content-Range").map { " (\($0))" } ?? ""

@@ -111,6 +111,45 @@ struct ClientUploadRouteTests {
         }
     }
 
+    @Test("a backend's S3 presigned PUT stores with its signed headers; sent without them, S3's code comes back")
+    func backendPresignedPut() async throws {
+        try await ClientEndToEndTests.run { server in
+            // The backend (boto3's generate_presigned_url("put_object", ContentType=...)) signs; the app only sends.
+            let app = AppConfiguration.demo
+            let signed = SigV4.presignedURL(
+                method: "PUT",
+                scheme: "http",
+                authority: "\(server.baseURL.host ?? "127.0.0.1"):\(server.baseURL.port ?? 80)",
+                path: "/demo/avatars/alice.png",
+                credentials: SigV4Credentials(
+                    accessKeyID: app.apiKey,
+                    secretAccessKey: app.apiSecret,
+                    region: app.s3Region
+                ),
+                date: server.clock.unixSeconds,
+                expires: 300,
+                headers: ["content-type": "image/png"]
+            )
+            let url = try #require(URL(string: signed))
+            let client = ClientEndToEndTests.client(server)
+            let png = try Data(contentsOf: Fixture.path("media/sample.png"))
+            let stored = try await client.presignedUploads.put(
+                png,
+                to: UploadURL(url: url, headers: ["Content-Type": "image/png"])
+            )
+            #expect(stored.etag?.hasPrefix("\"") == true && stored.url == nil)
+            // The signature covers the content type: an UploadURL that drops the backend's headers is refused.
+            let refused = await #expect(throws: MockCDNClientError.invalidResponse) {
+                try await client.presignedUploads.put(png, to: UploadURL(url: url))
+            }
+            #expect(refused?.detail.contains("SignatureDoesNotMatch") == true)
+            let answers = try await ClientEndToEndTests.journal(server).map {
+                "\($0["status"] as? Int ?? 0) \($0["credential"] as? String ?? "")"
+            }
+            #expect(answers == ["200 presigned", "403 none"])
+        }
+    }
+
     /// A SigV4 POST form for the demo app as boto3's `generate_presigned_post` makes one, signed now by the
     /// server's clock: keys under `uploads/`, at most `maxBytes`, living `lifetime` seconds.
     static func form(_ server: RunningMockCDN, maxBytes: Int, lifetime: TimeInterval = 600) -> PresignedPostForm {
