@@ -17,7 +17,7 @@ public struct PresignedUploads: Sendable {
         /// The media URL: CometChat's upload URLs answer it in the app's media URL mode (plain, or a CloudFront
         /// canned link); a POST form answers its `Location`; nil when the answer names none (an S3 `PUT`).
         public let url: URL?
-        /// The store key, when the answer names it.
+        /// The store key (`{app}/media/{uuid}/{name}`), when the answer names it (CometChat's upload URLs).
         public let key: String?
         /// The object's entity tag, quotes included, as the answer's `ETag` header gives it.
         public let etag: String?
@@ -91,10 +91,9 @@ public struct PresignedUploads: Sendable {
         guard (200..<300).contains(response.statusCode) else {
             throw Self.failure("the POST form", response.statusCode, answer)
         }
-        let key = form.fields.first { $0.name.lowercased() == "key" }?.value
         return StoredUpload(
             url: response.value(forHTTPHeaderField: "Location").flatMap(URL.init(string:)),
-            key: key?.contains("${filename}") == true ? nil : key,
+            key: nil,
             etag: response.value(forHTTPHeaderField: "ETag")
         )
     }
