@@ -6,8 +6,9 @@ import FoundationNetworking
 
 /// The companion client of MockCDN, shaped after the SDK APIs app teams use.
 ///
-/// It bundles CometChat's secure-media helpers (``secureMedia``, ``presigned``) and Stream's ``CDNStorage``
-/// and ``CDNRequester`` (``storage``, ``requester``), all over one configuration. Foundation only: it runs
+/// It bundles CometChat's secure-media helpers and uploads (``secureMedia``, ``presigned``, ``mediaUploads``),
+/// Stream's ``CDNStorage`` and ``CDNRequester`` (``storage``, ``requester``), and uploads through presigned
+/// URLs and forms (``presignedUploads``), all over one configuration. Foundation only: it runs
 /// in an iOS app and on Linux, and knows nothing of the server.
 public struct MockCDNClient: Sendable {
     /// Server, app and credentials.
@@ -20,19 +21,26 @@ public struct MockCDNClient: Sendable {
     public let storage: MockCDNStorage
     /// Stream's `CDNRequester`: image and file requests.
     public let requester: MockCDNRequester
+    /// CometChat's uploads: the media route with the FAT, and upload URLs.
+    public let mediaUploads: CometChatUploads
+    /// Uploads through URLs and forms someone else signed: a presigned `PUT`, an S3 presigned POST.
+    public let presignedUploads: PresignedUploads
 
     /// A client for `configuration`.
     ///
     /// - Parameters:
     ///   - configuration: server, app and credentials.
-    ///   - session: the session for presign calls, media reads and FAT mints. The storage's uploads run on
-    ///     sessions of their own (for their progress), its deletes and listings on `URLSession.shared`.
+    ///   - session: the session for presign calls, media reads, FAT mints, CometChat's uploads and presigned
+    ///     uploads. The storage's uploads run on sessions of their own (for their progress), its deletes and
+    ///     listings on `URLSession.shared`.
     public init(configuration: MockCDNClientConfiguration, session: URLSession = .shared) {
         self.configuration = configuration
         self.secureMedia = SecureMedia(configuration: configuration)
         self.presigned = PresignedMedia(configuration: configuration, session: session)
         self.storage = MockCDNStorage(configuration: configuration)
         self.requester = MockCDNRequester(configuration: configuration)
+        self.mediaUploads = CometChatUploads(configuration: configuration, session: session)
+        self.presignedUploads = PresignedUploads(session: session)
     }
 
     /// The bytes a request built by `requester` answers (a resized image, a file), with its FAT.

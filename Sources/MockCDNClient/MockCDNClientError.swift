@@ -7,7 +7,7 @@ import Foundation
 /// breaking a caller's `switch`.
 public struct MockCDNClientError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Kind: Sendable, Equatable {
-        case notLoggedIn, invalidURL, network, invalidResponse
+        case notLoggedIn, invalidURL, network, invalidResponse, tooLarge
     }
 
     private let kind: Kind
@@ -30,11 +30,15 @@ public struct MockCDNClientError: Error, Sendable, Equatable, CustomStringConver
     /// The server answered something unexpected (a status, or a body that does not decode); also cookies that
     /// are not a complete CloudFront set (``CloudFrontCookies``).
     public static let invalidResponse = MockCDNClientError(.invalidResponse, "invalid response")
+    /// The server refused a file as larger than it takes: 413 (`ERR_FILE_SIZE_EXCEEDED` on CometChat's routes,
+    /// code 22 on Stream's) or S3's 400 `EntityTooLarge` for a form over its policy's size range.
+    public static let tooLarge = MockCDNClientError(.tooLarge, "file too large")
 
     static func notLoggedIn(_ detail: String) -> MockCDNClientError { .init(.notLoggedIn, detail) }
     static func invalidURL(_ detail: String) -> MockCDNClientError { .init(.invalidURL, detail) }
     static func network(_ detail: String) -> MockCDNClientError { .init(.network, detail) }
     static func invalidResponse(_ detail: String) -> MockCDNClientError { .init(.invalidResponse, detail) }
+    static func tooLarge(_ detail: String) -> MockCDNClientError { .init(.tooLarge, detail) }
 
     /// Errors are equal when they are of the same kind, whatever the detail.
     ///

@@ -104,10 +104,24 @@ public struct PresignedMedia: Sendable {
     }
 
     func send(_ request: URLRequest) async throws(MockCDNClientError) -> (Data, Int) {
+        let (data, response) = try await self.exchange(request)
+        return (data, response.statusCode)
+    }
+
+    /// Sends a request; the body and the whole answer, headers included.
+    func exchange(_ request: URLRequest) async throws(MockCDNClientError) -> (Data, HTTPURLResponse) {
+        try await Self.exchange(request, session: self.session)
+    }
+
+    /// Sends a request over `session`; a transport failure is `.network` (`cancelled` for a cancelled task).
+    static func exchange(
+        _ request: URLRequest,
+        session: URLSession
+    ) async throws(MockCDNClientError) -> (Data, HTTPURLResponse) {
         do {
-            let (data, response) = try await self.session.data(for: request)
+            let (data, response) = try await session.data(for: request)
             guard let http = response as? HTTPURLResponse else { throw MockCDNClientError.invalidResponse("not HTTP") }
-            return (data, http.statusCode)
+            return (data, http)
         } catch let error as MockCDNClientError {
             throw error
         } catch {
