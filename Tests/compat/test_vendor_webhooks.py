@@ -172,9 +172,9 @@ def test_stream_delivery_passes_verify_webhook_and_a_tampered_body_fails(server,
     assert (image["type"], image["fallback"], image["mime_type"]) == ("image", "sample.jpg", "image/jpeg")
     assert (pdf["type"], pdf["title"], pdf["mime_type"]) == ("file", "sample.pdf", "application/pdf")
     # The links are MockCDN's signed CDN links: they read, and unsigned they do not.
-    for link in (image["image_url"], pdf["asset_url"]):
+    for link in (image["image_url"], image["thumb_url"], pdf["asset_url"]):
         assert request(link)[0] == 200, link
-    assert image["thumb_url"] == image["image_url"] + "&w=150&h=150&resize=clip"  # the resize (needs libvips)
+    assert image["thumb_url"] == image["image_url"] + "&w=150&h=150&resize=clip"  # its 150x150 resize
     assert request(image["image_url"].split("?")[0])[0] == 401
     assert pdf["file_size"] == len(request(pdf["asset_url"])[1])
 

@@ -24,9 +24,7 @@ struct FilesHost {
     var handoffs: [QueryHandoff] {
         [
             QueryHandoff(
-                matching: { request, _ in
-                    request.headers[Self.appIDHeader] != nil && request.headers[Self.apiKeyHeader] != nil
-                },
+                matching: { headers, _ in headers[Self.appIDHeader] != nil && headers[Self.apiKeyHeader] != nil },
                 answer: { request, context in
                     try await ErrorEnvelopeMiddleware<CometChatError>().handle(request, context: context) {
                         try await self.exchange($0, context: $1).response(from: $0, context: $1)

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 
 /// A request that another surface answers, although a surface's route matched it: one whose query names
@@ -7,7 +8,7 @@ import Hummingbird
 /// wires the surfaces, so neither names the other's types.
 struct QueryHandoff: Sendable {
     /// Whether a request is the other surface's.
-    let matches: @Sendable (Request, QueryItems) -> Bool
+    let matches: @Sendable (HTTPFields, QueryItems) -> Bool
     /// Answers the request, in the other surface's envelope.
     let answer: @Sendable (Request, AppRequestContext) async throws -> Response
 
@@ -24,18 +25,18 @@ struct QueryHandoff: Sendable {
     /// A handoff of the requests `matches` claims.
     ///
     /// - Parameters:
-    ///   - matches: whether a request is the other surface's.
+    ///   - matches: whether a request, by its headers and query, is the other surface's.
     ///   - answer: the other surface's answer.
     init(
-        matching matches: @escaping @Sendable (Request, QueryItems) -> Bool,
+        matching matches: @escaping @Sendable (HTTPFields, QueryItems) -> Bool,
         answer: @escaping @Sendable (Request, AppRequestContext) async throws -> Response
     ) {
         self.matches = matches
         self.answer = answer
     }
 
-    /// Whether the request is the other surface's.
-    func claims(_ request: Request, query: QueryItems) -> Bool {
-        self.matches(request, query)
+    /// Whether a request with this query and these headers is the other surface's.
+    func claims(_ query: QueryItems, headers: HTTPFields = [:]) -> Bool {
+        self.matches(headers, query)
     }
 }
