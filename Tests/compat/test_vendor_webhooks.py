@@ -22,6 +22,7 @@ import urllib.request
 import pytest
 from stream_chat import StreamChat
 
+from conftest import launch, start_outcome
 from s3support import advance, reset
 from support import API_KEY, API_SECRET, request
 
@@ -222,6 +223,20 @@ def test_stream_does_not_retry_a_plain_4xx(server):
         target.close()
 
 
+def test_every_matching_hook_gets_its_own_delivery_and_webhook_id(server, receiver):
+    stream_client(server).update_app_settings(
+        webhook_url=receiver.url("/legacy"),
+        event_hooks=[{"hook_type": "webhook", "webhook_url": receiver.url("/new"), "event_types": ["message.new"]},
+                     {"hook_type": "webhook", "webhook_url": receiver.url("/other"), "event_types": ["message.updated"]},
+                     {"hook_type": "webhook", "enabled": False, "webhook_url": receiver.url("/off")}])
+    _, answer = send(server, STREAM_MESSAGE)
+    assert [d["url"] for d in answer["deliveries"]] == [receiver.url("/legacy"), receiver.url("/new")]
+    assert answer["deliveries"][0]["target"] == "webhook_url"
+    received = receiver.wait_for(2)
+    assert len({headers["x-webhook-id"] for headers, _ in received}) == 2
+    assert received[0][1] == received[1][1]
+
+
 # MARK: - CometChat
 
 
@@ -281,6 +296,8 @@ def test_cometchat_delivery_carries_basic_auth_and_the_media_chain_leads_to_a_pr
     status, exchanged, _ = request(url, headers={"appId": "demo", "apiKey": API_KEY})
     assert status == 200, exchanged
     fat_url = json.loads(exchanged)["data"]["url"]
+    status, again, _ = request(url + "?redirect=0", headers={"appId": "demo", "apiKey": API_KEY})
+    assert status == 200 and json.loads(again)["data"]["url"].startswith(url + "?fat=")
     assert urllib.parse.urlsplit(fat_url).query.startswith("fat=")
 
     class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -336,6 +353,44 @@ def test_cometchat_without_retry_on_failure_tries_once(server):
         assert listing["pending"] == []
     finally:
         target.close()
+
+
+def test_config_file_webhooks_and_their_refusal(tmp_path, receiver):
+    config = tmp_path / "mockcdn.yaml"
+    config.write_text(f"""
+apps:
+  - app_id: demo
+    api_key: {API_KEY}
+    api_secret: {API_SECRET}
+    webhooks:
+      stream: {{ webhook_url: "{receiver.url('/stream')}", enable_hook_payload_compression: true }}
+      cometchat:
+        - {{ id: media, webhookURL: "{receiver.url('/cc')}", triggers: [message_sent], useBasicAuth: true,
+            username: hooks, password: s3cret }}
+""")
+    with launch("--config", str(config)) as running:
+        _, answer = send(running.url, {**COMETCHAT_MESSAGE, "keys": []})
+        assert answer["deliveries"][0]["target"] == "media"
+        [(headers, body)] = receiver.wait_for(1)
+        assert headers["authorization"] == "Basic " + base64.b64encode(b"hooks:s3cret").decode()
+        assert json.loads(body)["data"]["message"]["type"] == "text"
+        reset(running.url)  # the file's webhooks come back after a reset
+        assert stream_client(running.url).get_app_settings()["app"]["enable_hook_payload_compression"] is True
+        _, answer = send(running.url, STREAM_MESSAGE)
+        [(headers, body)] = receiver.wait_for(2)[1:]
+        assert headers["content-encoding"] == "gzip"
+    config.write_text(f"""
+apps:
+  - app_id: demo
+    api_key: {API_KEY}
+    api_secret: {API_SECRET}
+    webhooks:
+      cometchat:
+        - {{ id: media, webhookURL: "ftp://nowhere", triggers: [message_sent] }}
+""")
+    first, error = start_outcome(str(config))
+    assert not first.startswith("mockcdn ready")
+    assert "app demo: webhooks: webhookURL must be an http:// or https:// URL with a host" in error, error
 
 
 def _seconds_between(start: str, end: str) -> float:
