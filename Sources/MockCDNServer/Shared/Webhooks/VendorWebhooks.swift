@@ -157,10 +157,12 @@ final class VendorWebhooks: Sendable {
             guard request.event == "message.new" else {
                 throw VendorWebhookRefusal(.invalidInput, "event must be message.new for stream")
             }
-            guard let channel = request.message.channel, channel.split(separator: ":").count == 2 else {
-                throw VendorWebhookRefusal(.invalidInput, "message.channel is required for stream: a cid, type:id")
+            guard Self.isChannelID(request.message.channel ?? "") else {
+                throw VendorWebhookRefusal(
+                    .invalidInput,
+                    "message.channel is required for stream: a cid, type:id, each part 1 to 64 characters"
+                )
             }
-            _ = channel
             let settings = self.streamSettings(of: app.id)
             let targets = settings.targets(for: request.event)
             guard !targets.isEmpty else {
@@ -206,13 +208,12 @@ final class VendorWebhooks: Sendable {
             guard request.event == "message_sent" else {
                 throw VendorWebhookRefusal(.invalidInput, "event must be message_sent for cometchat")
             }
-            guard let receiver = request.message.receiver, !receiver.isEmpty, receiver.count <= 255 else {
+            guard (1...255).contains(request.message.receiver?.count ?? 0) else {
                 throw VendorWebhookRefusal(
                     .invalidInput,
                     "message.receiver is required for cometchat: 1 to 255 characters"
                 )
             }
-            _ = receiver
             guard ["user", "group"].contains(request.message.receiverType ?? "user") else {
                 throw VendorWebhookRefusal(.invalidInput, "message.receiver_type must be user or group")
             }
@@ -293,6 +294,12 @@ final class VendorWebhooks: Sendable {
             objects.append(linked)
         }
         return objects
+    }
+
+    /// Whether `cid` is a Stream channel id, `type:id`, each part 1 to 64 characters without `:`.
+    static func isChannelID(_ cid: String) -> Bool {
+        let parts = cid.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { (1...64).contains($0.count) }
     }
 
     /// The JSON bytes of a payload: keys sorted, slashes as they are.
