@@ -212,6 +212,23 @@ def test_stream_retry_keeps_the_webhook_id_and_counts_attempts(server):
         target.close()
 
 
+def test_stream_timeouts_get_three_attempts_within_15_seconds(server, receiver):
+    stream_client(server).update_app_settings(webhook_url=receiver.url())
+    # An answer later than Stream's 6 s: a delay fault past the limit is a timeout at once, no real wait.
+    status, _, _ = call(server, "/_mockcdn/faults", "POST",
+                        {"match": {"scope": "deliveries"}, "times": 3, "action": {"delay_ms": 6000}})
+    assert status == 201
+    _, answer = send(server, STREAM_MESSAGE)
+    delivery = answer["deliveries"][0]["delivery"]
+    first = settled(server, delivery, 1)[0]
+    assert first["outcome"] == "timeout" and _seconds_between(first["at"], first["next_attempt_at"]) == 2
+    # The second attempt made 12 s after the first: its retry would be due past 15 s, so none follows.
+    advance(server, 12)
+    second = settled(server, delivery, 2)[1]
+    assert (second["outcome"], second["next_attempt_at"]) == ("timeout", None)
+    assert [h["x-webhook-attempt"] for h, _ in receiver.wait_for(2)] == ["1", "2"]
+
+
 def test_stream_does_not_retry_a_plain_4xx(server):
     target = Receiver(statuses=[400])
     try:

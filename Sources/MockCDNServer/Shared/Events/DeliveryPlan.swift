@@ -12,6 +12,9 @@ struct DeliveryPlan: Sendable {
     let timeout: Duration
     /// Seconds from a failed attempt to the next, by the attempt's number, outcome and status; nil for none.
     let retry: @Sendable (_ attempt: Int, _ outcome: String, _ status: Int?) -> Int?
+    /// Seconds from the delivery's queueing past which no attempt is scheduled, by MockCDN's clock; nil for no
+    /// bound (Stream: "the request with all retries cannot exceed the duration of 15 seconds").
+    var deadline: Int? = nil
 
     /// An upload event's delivery: `{"Records":[...]}` signed with the app's secret, MockCDN's own id headers,
     /// 5 s to answer, and `DeliveryBackoff` for any failure.

@@ -30,6 +30,8 @@ final class WebhookDeliveries: Service, Sendable {
         var attempt: Int
         /// The virtual clock's time it is due.
         var due: Date
+        /// The virtual clock's time it was queued (the plan's deadline counts from it).
+        let queued: Date
         /// The reset generation it belongs to: one from before a reset is forgotten.
         let generation: Int
     }
@@ -168,6 +170,7 @@ final class WebhookDeliveries: Service, Sendable {
                     key: key,
                     attempt: 1,
                     due: now,
+                    queued: now,
                     generation: state.generation
                 )
             )
@@ -266,7 +269,12 @@ final class WebhookDeliveries: Service, Sendable {
             }
         }
         let delay = outcome == "delivered" ? nil : delivery.plan.retry(delivery.attempt, outcome, status)
-        let next = delay.map { self.clock.now.addingTimeInterval(TimeInterval($0)) }
+        var next = delay.map { self.clock.now.addingTimeInterval(TimeInterval($0)) }
+        if let due = next, let deadline = delivery.plan.deadline,
+            due > delivery.queued.addingTimeInterval(TimeInterval(deadline))
+        {
+            next = nil
+        }
         let took = (ContinuousClock.now - started).components
         let milliseconds = Int(took.seconds * 1000 + took.attoseconds / 1_000_000_000_000_000)
         let noted = DeliveryAttempt(

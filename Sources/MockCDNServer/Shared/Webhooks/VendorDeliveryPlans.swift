@@ -8,6 +8,8 @@ enum VendorDeliveryPlans {
     /// Seconds from Stream's failed attempt to the next (not documented; chosen so that every attempt falls
     /// within the documented 15 seconds for a request and its retries).
     static let streamDelays = [2, 5]
+    /// Stream's bound on a request and its retries: "cannot exceed the duration of 15 seconds".
+    static let streamDeadline = 15
     /// CometChat's answer time limit: "Respond within 2 seconds to prevent timeouts".
     static let cometChatTimeout = Duration.seconds(2)
     /// CometChat's retries, with `retryOnFailure`: "First retry: after 10 seconds. Second retry: after 30
@@ -41,7 +43,8 @@ enum VendorDeliveryPlans {
             },
             body: gzip ? Gzip.wrap(body) : body,
             timeout: Self.streamTimeout,
-            retry: Self.streamRetry
+            retry: Self.streamRetry,
+            deadline: Self.streamDeadline
         )
     }
 
