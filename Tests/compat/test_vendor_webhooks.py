@@ -148,6 +148,9 @@ def test_update_app_settings_sets_the_webhook_url_and_get_app_returns_it(server,
     assert hooks[0]["id"]
     client.update_app_settings(event_hooks=[])
     assert client.get_app_settings()["app"]["event_hooks"] == []
+    # The server SDKs' name for the switch turns it on too.
+    client.update_app_settings(webhook_compression_algorithm="gzip")
+    assert client.get_app_settings()["app"]["enable_hook_payload_compression"] is True
 
 
 def test_stream_delivery_passes_verify_webhook_and_a_tampered_body_fails(server, receiver):
@@ -284,7 +287,12 @@ def test_cometchat_management_routes_round_trip(server):
     assert status == 200 and one["data"][0]["data"]["retryOnFailure"] is True
     status, triggers, _ = manage(server, "/wh1/triggers")
     assert [t["id"] for t in triggers["data"]] == ["message_sent"]
-    assert manage(server, "", secret="wrong")[0] == 401
+    assert manage(server, "", secret="wrong")[:2] == (401, {"error": {
+        "code": "ERR_UNAUTHORIZED", "message": "the key and secret headers do not match app demo"}})
+    assert manage(server, "", "POST", {"id": "wh1", "name": "again", "webhookURL": "http://127.0.0.1:9/y"})[:2] == \
+        (400, {"error": {"code": "ERR_BAD_REQUEST", "message": "a webhook with id wh1 already exists"}})
+    assert manage(server, "/wh1/triggers", "POST", {"triggerIds": ["nope"]})[:2] == \
+        (400, {"error": {"code": "ERR_BAD_REQUEST", "message": "nope is not a CometChat trigger (such as message_sent)"}})
     status, removed, _ = manage(server, "/wh1", "DELETE")
     assert status == 200 and removed["data"]["success"] is True
     assert manage(server, "/wh1")[0] == 404
@@ -309,7 +317,9 @@ def test_cometchat_delivery_carries_basic_auth_and_the_media_chain_leads_to_a_pr
     assert message["data"]["url"] == url
     # Fetched as it is: 401. With the app's id and API key: a ?fat= URL, which redirects to a presigned link.
     assert request(url)[0] == 401
-    assert request(url, headers={"appId": "demo", "apiKey": "wrong"})[0] == 401
+    status, refusal, _ = request(url, headers={"appId": "demo", "apiKey": "wrong"})
+    assert (status, json.loads(refusal)) == (401, {"error": {
+        "code": "ERR_UNAUTHORIZED", "message": "the appId and apiKey headers do not name app demo and its API key"}})
     status, exchanged, _ = request(url, headers={"appId": "demo", "apiKey": API_KEY})
     assert status == 200, exchanged
     fat_url = json.loads(exchanged)["data"]["url"]
