@@ -60,7 +60,7 @@ public func buildApplication(
 
 /// The first path segments of the routes that are not media reads: no app id may be one of them, or its
 /// media URLs would be shadowed. A test holds this list to the routes `addSurfaces` registers.
-let routePrefixes: Set<String> = [TestControl.prefix, "app", "channels", "api", "v1", "metrics"]
+let routePrefixes: Set<String> = [TestControl.prefix, "app", "apps", "channels", "api", "v1", "metrics"]
 
 /// Every middleware and every surface's routes, in order; `buildApplication` and `RouteCatalog` both call it.
 /// Each surface gets the services it uses, and only those.
@@ -87,6 +87,7 @@ func addSurfaces(
         journal: services.journal,
         faults: services.faults,
         events: services.events,
+        vendorHooks: services.vendorHooks,
         metrics: services.metrics,
         instance: services.instance,
         reset: services.reset
@@ -100,13 +101,15 @@ func addSurfaces(
         links: services.links,
         variants: services.variants,
         uploads: services.uploads,
-        posters: services.posters
+        posters: services.posters,
+        hooks: services.vendorHooks
     ).addRoutes(to: router)
     let cometChat = CometChatAPI(
         apps: services.apps,
         clock: services.clock,
         links: services.links,
-        uploads: services.uploads
+        uploads: services.uploads,
+        hooks: services.vendorHooks
     )
     cometChat.addRoutes(to: router)
     let s3 = S3API(
@@ -129,7 +132,7 @@ func addSurfaces(
         variants: services.variants,
         verified: services.verifiedCredentials,
         leading: [CometChatAPI.readCheck, S3API.readCheck],
-        handoffs: [s3.listParts],
+        handoffs: [s3.listParts] + cometChat.filesHost,
         onRender: { [metrics = services.metrics] in metrics.resized(in: $0) }
     ).addRoutes(to: router)
 }

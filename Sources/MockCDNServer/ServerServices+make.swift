@@ -51,16 +51,26 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
         configured: configuration.notifications,
         deliveries: WebhookDeliveries(clock: configuration.clock) { url in faults.fire(delivery: url) }
     )
+    let eventing = EventingObjectStore(base: store, events: events)
+    let links = LinkSigner(
+        base: configuration.publicURL ?? "http://\(hostForURL(configuration.host)):\(configuration.port)"
+    )
     return ServerServices(
         apps: apps,
-        store: EventingObjectStore(base: store, events: events),
+        store: eventing,
         backingStore: store,
         events: events,
+        vendorHooks: VendorWebhooks(
+            apps: apps,
+            clock: configuration.clock,
+            store: eventing,
+            links: links,
+            deliveries: events.deliveries,
+            configured: configuration.webhooks
+        ),
         clock: configuration.clock,
         state: s3.map { S3AppState(client: $0.client) } ?? LocalAppState(),
-        links: LinkSigner(
-            base: configuration.publicURL ?? "http://\(hostForURL(configuration.host)):\(configuration.port)"
-        ),
+        links: links,
         variants: VariantCache(
             memoryLimit: configuration.variantCacheBytes,
             directory: configuration.dataDirectory.map { $0 + "/variants" },

@@ -14,6 +14,8 @@ struct ServerServices: Sendable {
     let backingStore: any ObjectStore
     /// Upload events: the queue, the targets, the webhook deliveries.
     let events: ObjectEvents
+    /// Vendor-shaped webhooks: Stream's and CometChat's settings, sent through the events' deliveries.
+    let vendorHooks: VendorWebhooks
     let clock: MockClock
     /// Channel members and `PATCH /app` settings: in the process, or in the bucket with the S3 store.
     let state: any AppState
@@ -44,6 +46,7 @@ struct ServerServices: Sendable {
         self.journal.clear()
         self.faults.clear()
         self.events.clear()
+        self.vendorHooks.clear()
         self.clock.reset()
         try await self.state.reset(self.apps.apps)
         self.variants.removeAll()

@@ -71,4 +71,18 @@ struct FileAccessTokenTests {
         }
         #expect(denial?.message == message, "\(name)")
     }
+
+    @Test("a files-host token says it leads to a presigned link; an ordinary one does not, nor does garbage")
+    func presignClaim() throws {
+        var claims = Self.claims
+        claims.presign = true
+        let token = FileAccessToken.issue(claims, key: Self.key)
+        #expect(FileAccessToken.claimsPresign(token))
+        #expect(try FileAccessToken.verify(token, appID: "demo", key: Self.key, now: 2000).presign)
+        let plain = FileAccessToken.issue(Self.claims, key: Self.key)
+        #expect(!FileAccessToken.claimsPresign(plain))
+        #expect(try !FileAccessToken.verify(plain, appID: "demo", key: Self.key, now: 2000).presign)
+        #expect(!FileAccessToken.claimsPresign("not a token"))
+        #expect(!FileAccessToken.claimsPresign("e30=.AAAA"))
+    }
 }

@@ -187,6 +187,7 @@ extension ServerServices {
             store: store,
             backingStore: store,
             events: self.events,
+            vendorHooks: self.vendorHooks,
             clock: self.clock,
             state: self.state,
             links: self.links,

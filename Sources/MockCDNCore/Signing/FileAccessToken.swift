@@ -2,7 +2,8 @@ import Foundation
 
 /// CometChat-style File Access Tokens: `<base64 payload>.<base64 HMAC-SHA256>` in the standard base64
 /// alphabet (so `+ / =` appear and percent-encoding matters), keyed with the app's API secret. The payload
-/// is JSON `{"app","exp","iat","nonce","uid"}`; the MAC covers the payload's base64 text.
+/// is JSON `{"app","exp","iat","nonce","uid"}` (and `"psn":true` on a token that leads to a presigned link);
+/// the MAC covers the payload's base64 text.
 public enum FileAccessToken {
     /// The longest token accepted from a client.
     public static let maximumLength = 4096
@@ -14,7 +15,7 @@ public enum FileAccessToken {
     ///   - key: the app's API secret, prepared.
     /// - Returns: the token.
     public static func issue(_ claims: FileAccessClaims, key: HMACKey) -> String {
-        let payload: [String: any Sendable] = [
+        var payload: [String: any Sendable] = [
             "app": claims.appID,
             "uid": claims.userID,
             "iat": claims.issuedAt,
@@ -22,6 +23,7 @@ public enum FileAccessToken {
             // Two tokens minted in the same second for the same user still differ.
             "nonce": SecureBytes.random(count: 9).hexString,
         ]
+        if claims.presign { payload["psn"] = true }
         let json = (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data()
         let encoded = Base64.encode(Array(json), .standard)
         return encoded + "." + Base64.encode(key.authenticationCode(for: encoded), .standard)
@@ -60,7 +62,21 @@ public enum FileAccessToken {
             appID: app,
             userID: user,
             issuedAt: (payload["iat"] as? NSNumber)?.int64Value ?? 0,
-            expiresAt: expiresAt
+            expiresAt: expiresAt,
+            presign: (payload["psn"] as? NSNumber)?.boolValue == true
         )
+    }
+
+    /// Whether a token says it leads to a presigned link, read without checking it (`verify` checks it
+    /// before the redirect): which route answers a read.
+    ///
+    /// - Parameter token: the token, percent-decoded.
+    /// - Returns: true when its payload has `"psn": true`.
+    public static func claimsPresign(_ token: String) -> Bool {
+        guard token.utf8.count <= maximumLength, let dot = token.firstIndex(of: "."),
+            let bytes = Base64.decode(token[..<dot], .standard),
+            let payload = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+        else { return false }
+        return (payload["psn"] as? NSNumber)?.boolValue == true
     }
 }

@@ -10,6 +10,8 @@ struct CometChatAPI {
     let clock: MockClock
     let links: LinkSigner
     let uploads: UploadReceiver
+    /// The app's webhooks that the management routes set.
+    let hooks: VendorWebhooks
 
     /// The FAT as a media read credential.
     static let readCheck = FATReadCheck()
@@ -29,6 +31,13 @@ struct CometChatAPI {
             auth: auth
         ).addRoutes(to: group)
         UploadURLController(auth: auth, links: self.links, state: self.uploads.state).addRoutes(to: group)
+        WebhookManagementController(apps: self.apps, clock: self.clock, hooks: self.hooks).addRoutes(to: group)
+    }
+
+    /// The files host's reads of media URLs (`appId`/`apiKey` exchange, `?fat=` redirect), which the CDN's read
+    /// route hands over.
+    var filesHost: [QueryHandoff] {
+        FilesHost(apps: self.apps, clock: self.clock, links: self.links, store: self.uploads.store).handoffs
     }
 
     /// The PUT to one of MockCDN's upload URLs, answered (and refused) in CometChat's envelope: the S3

@@ -33,6 +33,10 @@ import Yams
 ///         - { id: thumbs, url: "http://127.0.0.1:9000/hook", events: ["s3:ObjectCreated:*"], prefix: images/ }
 ///       queues:
 ///         - { id: q, arn: "arn:aws:sqs:us-east-1:000000000000:uploads", events: ["s3:ObjectRemoved:*"] }
+///     webhooks:                        # vendor-shaped webhooks' URLs (docs/webhooks.md); default: none
+///       stream: { webhook_url: "http://127.0.0.1:9000/stream", enable_hook_payload_compression: false }
+///       cometchat:
+///         - { id: hooks, webhookURL: "http://127.0.0.1:9000/cc", triggers: [message_sent], retryOnFailure: true }
 /// ```
 ///
 /// The demo app stays first unless an entry with `app_id: demo` replaces it.
@@ -69,9 +73,10 @@ public struct ConfigurationFile: Decodable, Sendable {
         let fileUploadConfig: UploadConfig?
         let imageUploadConfig: UploadConfig?
         let notifications: NotificationConfiguration?
+        let webhooks: VendorWebhookConfiguration?
 
         enum CodingKeys: String, CodingKey {
-            case keys, region, notifications
+            case keys, region, notifications, webhooks
             case appID = "app_id"
             case apiKey = "api_key"
             case apiSecret = "api_secret"
@@ -107,7 +112,7 @@ public struct ConfigurationFile: Decodable, Sendable {
             "media_url_access": .value, "presigned_url_ttl": .value, "upload_url_ttl": .value,
             "upload_stall_timeout": .value, "s3_size_limit": .value, "keys": .list(key),
             "file_upload_config": uploadConfig, "image_upload_config": uploadConfig,
-            "notifications": NotificationConfiguration.shape,
+            "notifications": NotificationConfiguration.shape, "webhooks": VendorWebhookConfiguration.shape,
         ])
         let server = MemberShape.object(
             Dictionary(uniqueKeysWithValues: ServeSetting.all.filter { $0.configKey != nil }.map { ($0.name, .value) })
@@ -291,6 +296,26 @@ public struct ConfigurationFile: Decodable, Sendable {
                 configurations[app.appID] = try notifications.validated()
             } catch {
                 throw MockCDNError.invalidConfiguration("\(path): app \(app.appID): notifications: \(error.message)")
+            }
+        }
+        return configurations
+    }
+
+    /// Reads the apps' vendor webhooks (`apps[].webhooks`), checked.
+    ///
+    /// - Parameter path: the YAML file.
+    /// - Returns: each app's webhooks, by app id; apps without any are absent.
+    /// - Throws: `MockCDNError.invalidConfiguration` naming the file, the app and the bad member.
+    static func webhooks(from path: String) throws -> [String: VendorWebhookConfiguration] {
+        var configurations: [String: VendorWebhookConfiguration] = [:]
+        for app in try self.read(path).0.apps ?? [] {
+            guard let webhooks = app.webhooks else { continue }
+            do {
+                configurations[app.appID] = try webhooks.validated()
+            } catch let error as any CategorizedError {
+                throw MockCDNError.invalidConfiguration(
+                    "\(path): app \(app.appID): webhooks: \(error.publicMessage)"
+                )
             }
         }
         return configurations

@@ -52,6 +52,8 @@ public struct ServerConfiguration: Sendable {
     public var clock = MockClock()
     /// Each app's notification targets from the config file (`apps[].notifications`), by app id.
     var notifications: [String: NotificationConfiguration] = [:]
+    /// Each app's vendor webhooks from the config file (`apps[].webhooks`), by app id.
+    var webhooks: [String: VendorWebhookConfiguration] = [:]
     /// Wraps the store the server makes; the tests use it to make the store fail on purpose.
     var storeWrapper: (@Sendable (any ObjectStore) -> any ObjectStore)?
 

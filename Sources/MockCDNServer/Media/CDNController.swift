@@ -23,7 +23,7 @@ struct CDNController {
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         router.get(":app/**") { request, context in
             let query = context.query(of: request)
-            if let handoff = self.handoffs.first(where: { $0.claims(query) }) {
+            if let handoff = self.handoffs.first(where: { $0.claims(query, headers: request.headers) }) {
                 return try await handoff.answer(request, context)
             }
             return try await self.read(request, context: context)

@@ -9,6 +9,8 @@ struct StreamAPI {
     let variants: VariantCache
     let uploads: UploadReceiver
     let posters: VideoPosters
+    /// The app's webhook settings (`webhook_url`, `event_hooks`) that `PATCH /app` sets.
+    let hooks: VendorWebhooks
 
     /// The header Stream's SDKs name their auth type in; browsers must be allowed to send it.
     static var authTypeHeader: HTTPField.Name { StreamAuthenticator.authType }
@@ -21,7 +23,8 @@ struct StreamAPI {
             store: self.uploads.store,
             clock: self.uploads.clock,
             state: self.uploads.state,
-            links: self.links
+            links: self.links,
+            hooks: self.hooks
         ).addRoutes(to: group)
         StreamUploadController(
             auth: auth,

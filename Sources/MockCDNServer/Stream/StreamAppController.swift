@@ -4,13 +4,16 @@ import MockCDNCore
 import NIOCore
 import NIOPosix
 
-/// Stream app settings (`GET|PATCH /app`), channel members and the channel's upload listing.
+/// Stream app settings (`GET|PATCH /app`: upload settings and webhook settings), channel members and the
+/// channel's upload listing.
 struct StreamAppController {
     let auth: StreamAuthenticator
     let store: any ObjectStore
     let clock: MockClock
     let state: any AppState
     let links: LinkSigner
+    /// Where the webhook settings live (in the process, as the notification targets do).
+    let hooks: VendorWebhooks
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         // v1 (stream-chat) and v2 (getstream) spell the same settings route.
@@ -40,13 +43,29 @@ struct StreamAppController {
 
     // MARK: - Settings
 
-    struct AppSettings: Codable {
+    struct AppSettings: Decodable {
         var fileUploadConfig: UploadConfig?
         var imageUploadConfig: UploadConfig?
+        /// The webhook members (`webhook_url`, `webhook_events`, `event_hooks`,
+        /// `enable_hook_payload_compression`), decoded from the same body.
+        var webhooks: StreamWebhookSettings
 
         enum CodingKeys: String, CodingKey {
             case fileUploadConfig = "file_upload_config"
             case imageUploadConfig = "image_upload_config"
+            case webhookCompression = "webhook_compression_algorithm"
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.fileUploadConfig = try container.decodeIfPresent(UploadConfig.self, forKey: .fileUploadConfig)
+            self.imageUploadConfig = try container.decodeIfPresent(UploadConfig.self, forKey: .imageUploadConfig)
+            self.webhooks = try StreamWebhookSettings(from: decoder)
+            // The server SDKs' changelogs name the switch `webhook_compression_algorithm: "gzip"`; the OpenAPI
+            // spec `enable_hook_payload_compression`. Either turns it on.
+            if let algorithm = try container.decodeIfPresent(String.self, forKey: .webhookCompression) {
+                self.webhooks.compression = algorithm == "gzip"
+            }
         }
     }
 
@@ -55,6 +74,10 @@ struct StreamAppController {
             let name: String
             let fileUploadConfig: UploadConfig
             let imageUploadConfig: UploadConfig
+            let webhookURL: String
+            let webhookEvents: [String]
+            let eventHooks: [StreamEventHook]
+            let enableHookPayloadCompression: Bool
         }
 
         let app: App
@@ -63,11 +86,16 @@ struct StreamAppController {
 
     func settings(context: AppRequestContext, caller: StreamCaller) async throws -> SettingsResponse {
         let app = try caller.requireServer().app
+        let hooks = self.hooks.streamSettings(of: app.id)
         return SettingsResponse(
             app: .init(
                 name: app.id,
                 fileUploadConfig: try await self.state.uploadConfig(.file, app: app),
-                imageUploadConfig: try await self.state.uploadConfig(.image, app: app)
+                imageUploadConfig: try await self.state.uploadConfig(.image, app: app),
+                webhookURL: hooks.webhookURL ?? "",
+                webhookEvents: hooks.webhookEvents ?? [],
+                eventHooks: hooks.eventHooks ?? [],
+                enableHookPayloadCompression: hooks.compression ?? false
             ),
             duration: context.duration
         )
@@ -83,6 +111,11 @@ struct StreamAppController {
         for config in [update.fileUploadConfig, update.imageUploadConfig].compactMap({ $0 }) where config.sizeLimit < 0
         {
             throw StreamAPIError.input("size_limit must not be negative")
+        }
+        do {
+            try self.hooks.updateStreamSettings(update.webhooks, of: app.id)
+        } catch {
+            throw StreamAPIError.input(error.message)
         }
         if let config = update.fileUploadConfig { try await self.state.setUploadConfig(config, for: .file, app: app) }
         if let config = update.imageUploadConfig { try await self.state.setUploadConfig(config, for: .image, app: app) }

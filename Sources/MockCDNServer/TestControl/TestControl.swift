@@ -15,6 +15,8 @@ struct TestControl {
     let faults: FaultInjector
     /// Upload events: the queue, the targets, the delivery journal.
     let events: ObjectEvents
+    /// Vendor-shaped webhooks on demand (`POST /_mockcdn/webhooks`).
+    let vendorHooks: VendorWebhooks
     let metrics: ServerMetrics
     /// This process among the instances that share a store (health names it).
     let instance: String
@@ -62,6 +64,7 @@ struct TestControl {
         EventsController(events: self.events).addRoutes(to: control)
         NotificationsController(events: self.events).addRoutes(to: control)
         DeliveriesController(events: self.events).addRoutes(to: control)
+        VendorWebhooksController(hooks: self.vendorHooks, links: self.links).addRoutes(to: control)
         ResetController(reset: self.reset).addRoutes(to: control)
         MetricsController(metrics: self.metrics).addRoutes(to: root)
     }

@@ -6,8 +6,8 @@ struct DeliveryAttempt: Codable, Sendable, Equatable {
     /// The target's id.
     var target: String
     var url: String
-    /// The queued event's id.
-    var eventID: Int
+    /// The queued event's id; nil for a vendor-shaped webhook.
+    var eventID: Int?
     var eventName: String
     /// The key, as stored.
     var key: String

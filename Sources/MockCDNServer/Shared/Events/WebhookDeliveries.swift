@@ -7,11 +7,13 @@ import ServiceLifecycle
 import Synchronization
 
 /// Webhook deliveries: each event a webhook target's filter passes becomes a delivery, POSTed off the request
-/// path by this service (an upload never waits for one), tried again on the virtual clock
-/// (`DeliveryBackoff`), each attempt noted in a bounded log (`GET /_mockcdn/deliveries`).
+/// path by this service (an upload never waits for one), tried again on the virtual clock, each attempt noted
+/// in a bounded log (`GET /_mockcdn/deliveries`). The vendor-shaped webhooks (`VendorWebhooks`) are sent by
+/// the same service.
 ///
-/// A delivery is `{"Records":[record]}`, signed with the app's `api_secret`: `X-Signature` is the lowercase
-/// hex HMAC-SHA256 of the raw body, as Stream signs its webhooks.
+/// What a delivery carries, how long its answer may take and when it is tried again is its `DeliveryPlan`:
+/// an upload event's is `{"Records":[record]}` signed with the app's `api_secret` (`X-Signature`, the
+/// lowercase hex HMAC-SHA256 of the raw body, as Stream signs its webhooks), retried by `DeliveryBackoff`.
 final class WebhookDeliveries: Service, Sendable {
     /// A delivery waiting for its next attempt.
     struct Pending: Sendable {
@@ -19,15 +21,17 @@ final class WebhookDeliveries: Service, Sendable {
         let app: String
         let target: String
         let url: URL
-        let secret: String
-        let body: [UInt8]
-        let eventID: Int
+        let plan: DeliveryPlan
+        /// The queued event it carries; nil for a vendor-shaped webhook.
+        let eventID: Int?
         let eventName: String
         let key: String
         /// The attempt to make next, from 1.
         var attempt: Int
         /// The virtual clock's time it is due.
         var due: Date
+        /// The virtual clock's time it was queued (the plan's deadline counts from it).
+        let queued: Date
         /// The reset generation it belongs to: one from before a reset is forgotten.
         let generation: Int
     }
@@ -38,7 +42,7 @@ final class WebhookDeliveries: Service, Sendable {
         var app: String
         var target: String
         var url: String
-        var eventID: Int
+        var eventID: Int?
         var attempt: Int
         var dueAt: String
 
@@ -87,7 +91,7 @@ final class WebhookDeliveries: Service, Sendable {
         (self.wakeups, self.wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Queues a delivery of `body` to `url`, due now.
+    /// Queues a delivery of an upload event's `body` to `url`, due now.
     ///
     /// - Parameters:
     ///   - body: the JSON document.
@@ -97,8 +101,40 @@ final class WebhookDeliveries: Service, Sendable {
     ///   - secret: the app's `api_secret`.
     ///   - event: the queued event it carries.
     func enqueue(_ body: [UInt8], to url: URL, target: String, app: String, secret: String, event: QueuedEvent) {
+        self.enqueue(
+            DeliveryPlan.s3Events(body: body, secret: secret, eventID: event.id),
+            to: url,
+            target: target,
+            app: app,
+            eventID: event.id,
+            eventName: event.record.eventName,
+            key: Self.key(of: event)
+        )
+    }
+
+    /// Queues a delivery to `url` as `plan` says, due now.
+    ///
+    /// - Parameters:
+    ///   - plan: the body, headers, time limit and retry rule.
+    ///   - url: the webhook.
+    ///   - target: what the log names as its target (a target's or a vendor webhook's id).
+    ///   - app: the app id.
+    ///   - eventID: the queued event it carries, if any.
+    ///   - eventName: the event's name (`ObjectCreated:Put`, `message.new`, `message_sent`).
+    ///   - key: the key it is about (the first attached one for a vendor webhook; empty when none).
+    /// - Returns: the delivery's id (its attempt is logged `dropped` when too many are pending).
+    @discardableResult
+    func enqueue(
+        _ plan: DeliveryPlan,
+        to url: URL,
+        target: String,
+        app: String,
+        eventID: Int?,
+        eventName: String,
+        key: String
+    ) -> String {
         let now = self.clock.now
-        let refused: DeliveryAttempt? = self.state.withLock { state in
+        let (id, refused): (String, Bool) = self.state.withLock { state in
             let id = "d\(state.nextID)"
             state.nextID += 1
             guard state.waiting.count + state.running < Self.maximumPending else {
@@ -107,9 +143,9 @@ final class WebhookDeliveries: Service, Sendable {
                     app: app,
                     target: target,
                     url: url.absoluteString,
-                    eventID: event.id,
-                    eventName: event.record.eventName,
-                    key: Self.key(of: event),
+                    eventID: eventID,
+                    eventName: eventName,
+                    key: key,
                     attempt: 1,
                     at: EventRecord.timestamp(now),
                     status: nil,
@@ -120,7 +156,7 @@ final class WebhookDeliveries: Service, Sendable {
                     nextAttemptAt: nil
                 )
                 Self.note(attempt, in: &state)
-                return attempt
+                return (id, true)
             }
             state.waiting.append(
                 Pending(
@@ -128,19 +164,20 @@ final class WebhookDeliveries: Service, Sendable {
                     app: app,
                     target: target,
                     url: url,
-                    secret: secret,
-                    body: body,
-                    eventID: event.id,
-                    eventName: event.record.eventName,
-                    key: Self.key(of: event),
+                    plan: plan,
+                    eventID: eventID,
+                    eventName: eventName,
+                    key: key,
                     attempt: 1,
                     due: now,
+                    queued: now,
                     generation: state.generation
                 )
             )
-            return nil
+            return (id, false)
         }
-        if refused == nil { self.wake.yield() }
+        if !refused { self.wake.yield() }
+        return id
     }
 
     /// Runs the attempts that are due: at once for new deliveries, when the clock is set or advanced
@@ -208,13 +245,19 @@ final class WebhookDeliveries: Service, Sendable {
         var status: Int?
         var outcome: String
         var reason: String?
-        if let delay = fault?.delayMilliseconds, delay > 0 { try? await Task.sleep(for: .milliseconds(delay)) }
+        let limit = delivery.plan.timeout.components
+        let limitMilliseconds = Int(limit.seconds * 1000 + limit.attoseconds / 1_000_000_000_000_000)
+        // A delay at least the time limit is not waited out: the answer would come too late whatever it is, so
+        // the attempt is sent (the target sees it) and counts as a timeout at once.
+        let late = (fault?.delayMilliseconds ?? 0) >= limitMilliseconds
+        if let delay = fault?.delayMilliseconds, delay > 0, !late { try? await Task.sleep(for: .milliseconds(delay)) }
         if fault?.drop == true {
             outcome = "dropped"
             reason = "dropped by fault \(fault?.rule ?? "")"
         } else {
             do {
                 let answered = try await self.send(delivery)
+                if late { throw DeliveryTimeout(limit: delivery.plan.timeout) }
                 status = fault?.status ?? answered
                 outcome = (200..<300).contains(status ?? 0) ? "delivered" : "failed"
             } catch let failure as DeliveryTimeout {
@@ -225,8 +268,13 @@ final class WebhookDeliveries: Service, Sendable {
                 reason = String(String(describing: error).prefix(200))
             }
         }
-        let delay = outcome == "delivered" ? nil : DeliveryBackoff.delay(after: delivery.attempt)
-        let next = delay.map { self.clock.now.addingTimeInterval(TimeInterval($0)) }
+        let delay = outcome == "delivered" ? nil : delivery.plan.retry(delivery.attempt, outcome, status)
+        var next = delay.map { self.clock.now.addingTimeInterval(TimeInterval($0)) }
+        if let due = next, let deadline = delivery.plan.deadline,
+            due > delivery.queued.addingTimeInterval(TimeInterval(deadline))
+        {
+            next = nil
+        }
         let took = (ContinuousClock.now - started).components
         let milliseconds = Int(took.seconds * 1000 + took.attoseconds / 1_000_000_000_000_000)
         let noted = DeliveryAttempt(
@@ -259,18 +307,17 @@ final class WebhookDeliveries: Service, Sendable {
         }
     }
 
-    /// POSTs the delivery, signed; its status.
+    /// POSTs the delivery with its plan's headers; its status.
     private func send(_ delivery: Pending) async throws -> Int {
         var request = HTTPClientRequest(url: delivery.url.absoluteString)
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "User-Agent", value: "MockCDN/\(mockCDNVersion)")
-        request.headers.add(name: "X-Signature", value: Self.signature(of: delivery.body, secret: delivery.secret))
-        request.headers.add(name: "X-MockCDN-Delivery", value: delivery.id)
-        request.headers.add(name: "X-MockCDN-Attempt", value: String(delivery.attempt))
-        request.headers.add(name: "X-MockCDN-Event", value: String(delivery.eventID))
-        request.body = .bytes(ByteBuffer(bytes: delivery.body))
+        for (name, value) in delivery.plan.headers(delivery.id, delivery.attempt) {
+            request.headers.add(name: name, value: value)
+        }
+        request.body = .bytes(ByteBuffer(bytes: delivery.plan.body))
         let signed = request
+        let limit = delivery.plan.timeout
         return try await withThrowingTaskGroup(of: Int.self) { group in
             group.addTask {
                 let response = try await HTTPClient.shared.execute(signed, timeout: .seconds(5))
@@ -278,8 +325,8 @@ final class WebhookDeliveries: Service, Sendable {
                 return Int(response.status.code)
             }
             group.addTask {
-                try await Task.sleep(for: Self.attemptTimeout)
-                throw DeliveryTimeout()
+                try await Task.sleep(for: limit)
+                throw DeliveryTimeout(limit: limit)
             }
             defer { group.cancelAll() }
             return try await group.next()!
@@ -309,9 +356,12 @@ final class WebhookDeliveries: Service, Sendable {
     }
 }
 
-/// An attempt that took longer than `WebhookDeliveries.attemptTimeout`; noted on the attempt, never answered.
+/// An attempt that took longer than its plan's time limit; noted on the attempt, never answered.
 struct DeliveryTimeout: CategorizedError, CustomStringConvertible {
+    /// The time limit it passed.
+    var limit: Duration = WebhookDeliveries.attemptTimeout
+
     var category: ErrorCategory { .unavailable }
     var publicMessage: String { self.description }
-    var description: String { "no answer within \(WebhookDeliveries.attemptTimeout)" }
+    var description: String { "no answer within \(self.limit)" }
 }
