@@ -19,8 +19,8 @@ public enum CopyPreconditions {
 
     /// Evaluates the conditions against the source. Entity tags match quoted or not (S3 takes both), `*`
     /// matches any, a list matches when one of its tags does, and If-None-Match compares weakly (`W/"x"` is
-    /// `"x"`) where If-Match compares strongly, as RFC 9110 has them. A date that is no IMF-fixdate is
-    /// ignored, and so is an If-Modified-Since later than `now` (S3 copies then: a date in the future says
+    /// `"x"`) where If-Match compares strongly, as RFC 9110 has them. A date that is no HTTP date
+    /// (`HTTPDate.parse`: IMF-fixdate, a numeric zone, RFC 9110's obsolete forms) is ignored, and so is an If-Modified-Since later than `now` (S3 copies then: a date in the future says
     /// nothing of the source).
     ///
     /// - Parameters:

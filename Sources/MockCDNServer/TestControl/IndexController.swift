@@ -40,10 +40,11 @@ struct IndexController {
         "media": "GET|HEAD /{app}/{key} with a FAT, a SigV4 or SigV2 presigned query, or a CloudFront signature",
         "stream": "POST|DELETE /channels/{type}/{id}/image|file, /api/v2/uploads/image|file; GET|PATCH /app",
         "cometchat": "GET /v1/apps/{app}/settings, POST /v1/apps/{app}/fat, POST /{app}/media, "
-            + "POST /v1/apps/{app}/presign, GET /v1/apps/{app}/keys",
+            + "POST /v1/apps/{app}/presign, POST /v1/apps/{app}/uploads, GET /v1/apps/{app}/keys, "
+            + "/apps/{app}/webhooks (webhook management)",
         "control": "/_mockcdn/health, /clock, /clock/advance, /tokens, /requests, /faults, /reset, /objects, "
-            + "/events, /deliveries, /apps/{app}/notifications; GET /metrics",
-        "console": "GET /_mockcdn/ui: the web console (objects, upload, live journal, clock, faults)",
+            + "/events, /deliveries, /apps/{app}/notifications, /webhooks, /verify, /report; GET /metrics",
+        "console": "GET /_mockcdn/ui: the web console (objects, upload, live journal, clock, faults, coverage)",
         "openapi": "GET /_mockcdn/openapi.yaml: every route, its parameters and its answers",
     ]
 

@@ -256,7 +256,9 @@ final class WebhookDeliveries: Service, Sendable {
             reason = "dropped by fault \(fault?.rule ?? "")"
         } else {
             do {
-                let answered = try await self.send(delivery)
+                // A delay counts toward the time limit: the answer has what is left of it.
+                let left = delivery.plan.timeout - .milliseconds(late ? 0 : fault?.delayMilliseconds ?? 0)
+                let answered = try await self.send(delivery, within: left)
                 if late { throw DeliveryTimeout(limit: delivery.plan.timeout) }
                 status = fault?.status ?? answered
                 outcome = (200..<300).contains(status ?? 0) ? "delivered" : "failed"
@@ -307,8 +309,9 @@ final class WebhookDeliveries: Service, Sendable {
         }
     }
 
-    /// POSTs the delivery with its plan's headers; its status.
-    private func send(_ delivery: Pending) async throws -> Int {
+    /// POSTs the delivery with its plan's headers; its status, or `DeliveryTimeout` when no answer came within
+    /// `limit`. The HTTP client's own deadline is a second later, so that the limit, not the client, decides.
+    private func send(_ delivery: Pending, within limit: Duration) async throws -> Int {
         var request = HTTPClientRequest(url: delivery.url.absoluteString)
         request.method = .POST
         request.headers.add(name: "User-Agent", value: "MockCDN/\(mockCDNVersion)")
@@ -317,16 +320,19 @@ final class WebhookDeliveries: Service, Sendable {
         }
         request.body = .bytes(ByteBuffer(bytes: delivery.plan.body))
         let signed = request
-        let limit = delivery.plan.timeout
+        let parts = limit.components
+        let clientDeadline = TimeAmount.milliseconds(
+            parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000 + 1000
+        )
         return try await withThrowingTaskGroup(of: Int.self) { group in
             group.addTask {
-                let response = try await HTTPClient.shared.execute(signed, timeout: .seconds(5))
+                let response = try await HTTPClient.shared.execute(signed, timeout: clientDeadline)
                 _ = try await response.body.collect(upTo: Self.answerLimit)
                 return Int(response.status.code)
             }
             group.addTask {
                 try await Task.sleep(for: limit)
-                throw DeliveryTimeout(limit: limit)
+                throw DeliveryTimeout(limit: delivery.plan.timeout)
             }
             defer { group.cancelAll() }
             return try await group.next()!

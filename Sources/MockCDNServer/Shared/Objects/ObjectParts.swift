@@ -62,7 +62,9 @@ struct ObjectParts: Equatable, Sendable {
                 status: .badRequest,
                 code: "InvalidArgument",
                 message: "Part number must be an integer between 1 and 10000, inclusive",
-                details: [("ArgumentName", "partNumber"), ("ArgumentValue", text ?? "null")]
+                details: [
+                    ("ArgumentName", "partNumber"), ("ArgumentValue", text.map { String($0.prefix(64)) } ?? "null"),
+                ]
             )
         }
         return number

@@ -50,9 +50,14 @@ struct StreamWebhookSettings: Codable, Sendable, Equatable {
     /// - Parameters:
     ///   - update: the members sent.
     ///   - now: the time stamped on new hooks, ISO 8601.
-    /// - Throws: `StreamWebhookSettings.Invalid` for a URL that is not `http://` or `https://` with a host.
+    /// - Throws: `StreamWebhookSettings.Invalid` for a URL that is not `http://` or `https://` with a host, or more
+    ///   than `maximumHooks` hooks or 1000 events.
     mutating func apply(_ update: StreamWebhookSettings, now: String) throws(Invalid) {
         if let url = update.webhookURL, !url.isEmpty { try Self.validate(url, member: "webhook_url") }
+        guard (update.eventHooks?.count ?? 0) <= Self.maximumHooks, (update.webhookEvents?.count ?? 0) <= 1000
+        else {
+            throw Invalid(message: "at most \(Self.maximumHooks) event_hooks and 1000 webhook_events")
+        }
         for hook in update.eventHooks ?? [] where (hook.hookType ?? "webhook") == "webhook" {
             try Self.validate(hook.webhookURL ?? "", member: "event_hooks[].webhook_url")
         }
@@ -75,6 +80,9 @@ struct StreamWebhookSettings: Codable, Sendable, Equatable {
             }
         }
     }
+
+    /// The most `event_hooks` an app keeps, as CometChat's webhooks and the notification targets are bounded.
+    static let maximumHooks = 100
 
     /// A webhook URL `PATCH /app` refused (400 in Stream's envelope).
     struct Invalid: CategorizedError, Equatable {

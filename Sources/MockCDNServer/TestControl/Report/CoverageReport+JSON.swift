@@ -119,7 +119,7 @@ extension CoverageReport {
             )
         }
         report = report.merged(with: counts)
-        report.entries = documents.reduce(0) { $0 + $1.entries }
+        report.entries = documents.reduce(0) { CoverageReport.sum($0, $1.entries) }
         report.since = documents.first?.since
         return report
     }

@@ -88,10 +88,17 @@ struct CoverageReport: Sendable, Equatable {
         for other in others {
             for index in merged.rows.indices {
                 guard let row = other[merged.rows[index].id], row.count > 0 else { continue }
-                merged.rows[index].count += row.count
+                merged.rows[index].count = Self.sum(merged.rows[index].count, row.count)
                 if merged.rows[index].example == nil { merged.rows[index].example = row.example }
             }
         }
         return merged
+    }
+
+    /// Two counts added, as counts read from a client are: a negative one is 0, and the sum stops at
+    /// `Int.max` instead of overflowing.
+    static func sum(_ first: Int, _ second: Int) -> Int {
+        let (total, overflow) = max(0, first).addingReportingOverflow(max(0, second))
+        return overflow ? .max : total
     }
 }
