@@ -10,7 +10,6 @@ from __future__ import annotations
 import calendar
 import hashlib
 import hmac
-import http.server
 import json
 import re
 import threading
@@ -23,59 +22,10 @@ import pytest
 from conftest import launch, start_outcome
 from s3support import advance, fat, refused, reset, s3
 from support import API_KEY, API_SECRET, REPO, eventually, jwt, multipart, request, upload
+from webhook_receiver import DEADLINE, Receiver
 
-# Every wait below is a deadline of at least 10x what the thing takes; it returns as soon as the thing happens.
-DEADLINE = 30
-
-
-class Receiver:
-    """A webhook target on 127.0.0.1, port 0. `statuses` are answered in turn (then 200); `hang` holds every
-    request until `release` is set."""
-
-    def __init__(self, statuses: list[int] | None = None, hang: bool = False):
-        self.statuses = list(statuses or [])
-        self.hang = hang
-        self.release = threading.Event()
-        self.received: list[tuple[dict, bytes]] = []
-        self.changed = threading.Condition()
-        receiver = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's name)
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                with receiver.changed:
-                    receiver.received.append(({k.lower(): v for k, v in self.headers.items()}, body))
-                    receiver.changed.notify_all()
-                    status = receiver.statuses.pop(0) if receiver.statuses else 200
-                if receiver.hang:
-                    receiver.release.wait(DEADLINE)
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *_):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hooks/s3?source=mockcdn"
-
-    def wait_for(self, count: int) -> list[tuple[dict, bytes]]:
-        """The first `count` deliveries, once they arrived."""
-        with self.changed:
-            assert self.changed.wait_for(lambda: len(self.received) >= count, DEADLINE), \
-                f"{len(self.received)} of {count} deliveries arrived"
-            return list(self.received[:count])
-
-    def close(self):
-        self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
+# Where the receiver takes deliveries: a path and a query, both kept as configured.
+HOOK = "/hooks/s3?source=mockcdn"
 
 
 @pytest.fixture
@@ -155,7 +105,7 @@ def bare(etag: str) -> str:
 
 def test_a_webhook_gets_a_signed_s3_record_of_the_upload(server, receiver):
     hook = receiver()
-    set_targets(server, {"webhooks": [{"id": "thumbs", "url": hook.url, "events": ["s3:ObjectCreated:*"]}]})
+    set_targets(server, {"webhooks": [{"id": "thumbs", "url": hook.url(HOOK), "events": ["s3:ObjectCreated:*"]}]})
     key = f"docs/{uuid.uuid4().hex} a+b=c(1)~é.txt"
     put = s3(server).put_object(Bucket="demo", Key=key, Body=b"hello events", ContentType="text/plain")
     headers, body = hook.wait_for(1)[0]
@@ -211,9 +161,9 @@ def test_sequencers_increase_per_key(server):
 def test_filters_by_event_name_prefix_and_suffix(server, receiver):
     created, removed = receiver(), receiver()
     set_targets(server, {"webhooks": [
-        {"id": "png-images", "url": created.url, "events": ["s3:ObjectCreated:*"], "prefix": "pics/",
+        {"id": "png-images", "url": created.url(HOOK), "events": ["s3:ObjectCreated:*"], "prefix": "pics/",
          "suffix": ".png"},
-        {"id": "deletes", "url": removed.url, "events": ["s3:ObjectRemoved:Delete"]},
+        {"id": "deletes", "url": removed.url(HOOK), "events": ["s3:ObjectRemoved:Delete"]},
     ]})
     after = last_id(server)
     client = s3(server)
@@ -241,7 +191,7 @@ def test_filters_by_event_name_prefix_and_suffix(server, receiver):
 
 def test_a_failing_target_is_retried_on_the_virtual_clock(server, receiver):
     hook = receiver(statuses=[500, 503, 502])
-    set_targets(server, {"webhooks": [{"id": "flaky", "url": hook.url, "events": ["s3:ObjectCreated:Put"]}]})
+    set_targets(server, {"webhooks": [{"id": "flaky", "url": hook.url(HOOK), "events": ["s3:ObjectCreated:Put"]}]})
     s3(server).put_object(Bucket="demo", Key="retry.txt", Body=b"x")
     first, _ = hook.wait_for(1)[0]
     delivery = first["x-mockcdn-delivery"]
@@ -271,7 +221,7 @@ def add_fault(server: str, rule: dict) -> str:
 
 def test_a_status_fault_makes_the_target_see_the_delivery_again(server, receiver):
     hook = receiver()
-    set_targets(server, {"webhooks": [{"url": hook.url, "events": ["s3:ObjectCreated:*"]}]})
+    set_targets(server, {"webhooks": [{"url": hook.url(HOOK), "events": ["s3:ObjectCreated:*"]}]})
     rule = add_fault(server, {"match": {"scope": "deliveries", "path": "/hooks/*"}, "times": 1,
                               "action": {"status": 503}})
     s3(server).put_object(Bucket="demo", Key="idempotent.txt", Body=b"x")
@@ -286,7 +236,7 @@ def test_a_status_fault_makes_the_target_see_the_delivery_again(server, receiver
 
 def test_a_dropped_delivery_never_reaches_the_target_and_is_retried(server, receiver):
     hook = receiver()
-    set_targets(server, {"webhooks": [{"id": "dropped", "url": hook.url, "events": ["s3:ObjectCreated:*"]}]})
+    set_targets(server, {"webhooks": [{"id": "dropped", "url": hook.url(HOOK), "events": ["s3:ObjectCreated:*"]}]})
     rule = add_fault(server, {"match": {"scope": "deliveries"}, "times": 1, "action": {"drop": True}})
     after = last_id(server)
     s3(server).put_object(Bucket="demo", Key="dropped.txt", Body=b"x")
@@ -301,7 +251,7 @@ def test_a_dropped_delivery_never_reaches_the_target_and_is_retried(server, rece
 
 def test_a_slow_fault_delays_the_delivery(server, receiver):
     hook = receiver()
-    set_targets(server, {"webhooks": [{"id": "slow", "url": hook.url, "events": ["s3:ObjectCreated:*"]}]})
+    set_targets(server, {"webhooks": [{"id": "slow", "url": hook.url(HOOK), "events": ["s3:ObjectCreated:*"]}]})
     add_fault(server, {"match": {"scope": "deliveries", "method": "POST"}, "action": {"delay_ms": 400}})
     s3(server).put_object(Bucket="demo", Key="slow.txt", Body=b"x")
     headers, _ = hook.wait_for(1)[0]
@@ -312,7 +262,7 @@ def test_a_slow_fault_delays_the_delivery(server, receiver):
 
 def test_delivery_rules_leave_requests_alone_and_request_rules_leave_deliveries(server, receiver):
     hook = receiver()
-    set_targets(server, {"webhooks": [{"url": hook.url, "events": ["s3:ObjectCreated:*"]}]})
+    set_targets(server, {"webhooks": [{"url": hook.url(HOOK), "events": ["s3:ObjectCreated:*"]}]})
     add_fault(server, {"match": {"scope": "deliveries"}, "action": {"status": 500}})
     add_fault(server, {"match": {"path": "/hooks"}, "action": {"status": 418}})
     s3(server).put_object(Bucket="demo", Key="scoped.txt", Body=b"x")  # not refused: the rule is for deliveries
@@ -324,7 +274,7 @@ def test_a_hanging_target_does_not_slow_uploads(server, receiver):
     client = s3(server)
     client.put_object(Bucket="demo", Key="warm.txt", Body=b"x")
     hook = receiver(hang=True)
-    set_targets(server, {"webhooks": [{"url": hook.url, "events": ["s3:ObjectCreated:*"]}]})
+    set_targets(server, {"webhooks": [{"url": hook.url(HOOK), "events": ["s3:ObjectCreated:*"]}]})
     client.put_object(Bucket="demo", Key="hang-0.txt", Body=b"x")
     hook.wait_for(1)  # the target now holds a delivery and answers nothing
     took = []
@@ -481,7 +431,7 @@ def test_a_video_poster_emits_nothing_of_its_own(server):
 
 def test_a_reset_emits_a_delete_per_removed_object_and_clears_the_rest(server, receiver):
     hook = receiver(statuses=[500])
-    set_targets(server, {"webhooks": [{"url": hook.url, "events": ["s3:ObjectCreated:*"]}]})
+    set_targets(server, {"webhooks": [{"url": hook.url(HOOK), "events": ["s3:ObjectCreated:*"]}]})
     client = s3(server)
     client.put_object(Bucket="demo", Key="before reset.txt", Body=b"x")
     hook.wait_for(1)
@@ -518,7 +468,7 @@ def test_config_file_targets_stay_across_resets(tmp_path, receiver):
         "  - app_id: acme\n    api_key: acme-key\n    api_secret: acme-secret-at-least-32-bytes-long!!\n"
         "    s3_region: eu-west-1\n"
         "    notifications:\n"
-        f"      webhooks:\n        - {{ id: file-hook, url: '{hook.url}', events: ['s3:ObjectCreated:*'] }}\n"
+        f"      webhooks:\n        - {{ id: file-hook, url: '{hook.url(HOOK)}', events: ['s3:ObjectCreated:*'] }}\n"
     )
     with launch("--config", str(config)) as running:
         base = running.url
@@ -541,7 +491,7 @@ def test_config_file_targets_stay_across_resets(tmp_path, receiver):
 
 def test_boto3_notification_configuration_round_trips_and_tags_the_queue(server, receiver):
     hook = receiver()
-    set_targets(server, {"webhooks": [{"id": "kept", "url": hook.url, "events": ["s3:ObjectCreated:*"]}]})
+    set_targets(server, {"webhooks": [{"id": "kept", "url": hook.url(HOOK), "events": ["s3:ObjectCreated:*"]}]})
     client = s3(server)
     queue_arn = "arn:aws:sqs:us-east-1:000000000000:thumbnails"
     configuration = {

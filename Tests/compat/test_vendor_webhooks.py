@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import gzip
-import http.server
 import json
 import threading
 import urllib.error
@@ -25,51 +24,7 @@ from stream_chat import StreamChat
 from conftest import launch, start_outcome
 from s3support import advance, reset
 from support import API_KEY, API_SECRET, request
-
-# Every wait below is a deadline of at least 10x what the thing takes; it returns as soon as the thing happens.
-DEADLINE = 30
-
-
-class Receiver:
-    """A webhook target on 127.0.0.1, port 0; `statuses` are answered in turn (then 200)."""
-
-    def __init__(self, statuses: list[int] | None = None):
-        self.statuses = list(statuses or [])
-        self.received: list[tuple[dict, bytes]] = []
-        self.changed = threading.Condition()
-        receiver = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's name)
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                with receiver.changed:
-                    receiver.received.append(({k.lower(): v for k, v in self.headers.items()}, body))
-                    receiver.changed.notify_all()
-                    status = receiver.statuses.pop(0) if receiver.statuses else 200
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *_):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def url(self, path: str = "/hooks") -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
-
-    def wait_for(self, count: int) -> list[tuple[dict, bytes]]:
-        with self.changed:
-            assert self.changed.wait_for(lambda: len(self.received) >= count, DEADLINE), \
-                f"{len(self.received)} of {count} deliveries arrived"
-            return list(self.received[:count])
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
+from webhook_receiver import DEADLINE, Receiver
 
 @pytest.fixture
 def receiver():
