@@ -82,8 +82,8 @@ public enum XMLText {
         return result + rest
     }
 
-    /// Text escaped for an element's content: `&`, `<`, `>` and `"` as entities, and the control characters
-    /// XML 1.0 cannot carry dropped (tab and newline stay).
+    /// Text escaped for an element's content or a quoted attribute: `&`, `<`, `>`, `"` and `'` as entities,
+    /// and the control characters XML 1.0 cannot carry dropped (tab and newline stay).
     ///
     /// - Parameter text: any text.
     /// - Returns: the text as XML can hold it.
@@ -95,6 +95,7 @@ public enum XMLText {
             case "<": result += "&lt;"
             case ">": result += "&gt;"
             case "\"": result += "&quot;"
+            case "'": result += "&apos;"
             case "\n", "\t": result.append(character)
             default:
                 if let ascii = character.asciiValue, ascii < 0x20 || ascii == 0x7f { continue }

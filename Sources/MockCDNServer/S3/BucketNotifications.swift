@@ -73,12 +73,12 @@ struct BucketNotifications {
         for kind in Self.kinds {
             parsed.append(try XMLText.elements(kind.element, in: root).map { try Self.target($0, arn: kind.arn) })
         }
-        var configuration = self.events.configuration(of: app.id)
-        configuration.queues = parsed[0]
-        configuration.topics = parsed[1]
-        configuration.lambdas = parsed[2]
         do {
-            try self.events.setConfiguration(configuration, of: app.id)
+            try self.events.changeConfiguration(of: app.id) { configuration in
+                configuration.queues = parsed[0]
+                configuration.topics = parsed[1]
+                configuration.lambdas = parsed[2]
+            }
         } catch {
             throw Self.invalid(error.message)
         }

@@ -67,9 +67,29 @@ final class ObjectEvents: Sendable {
     ) throws(NotificationTarget.Invalid)
         -> NotificationConfiguration
     {
-        let validated = try configuration.validated()
-        self.replaced.withLock { $0[app] = validated }
-        return validated
+        try self.changeConfiguration(of: app) { $0 = configuration }
+    }
+
+    /// Changes the app's targets with `change`, read, changed and kept under one lock, so that two writers
+    /// (a bucket PUT and the control route) never lose one's change.
+    ///
+    /// - Parameters:
+    ///   - app: the app id.
+    ///   - change: the change.
+    /// - Returns: the configuration as kept (ids given).
+    /// - Throws: `NotificationTarget.Invalid` for a bad target; nothing changes then.
+    @discardableResult
+    func changeConfiguration(
+        of app: String,
+        _ change: (inout NotificationConfiguration) -> Void
+    ) throws(NotificationTarget.Invalid) -> NotificationConfiguration {
+        try self.replaced.withLock { (replaced) throws(NotificationTarget.Invalid) -> NotificationConfiguration in
+            var configuration = replaced[app] ?? self.configured[app] ?? NotificationConfiguration()
+            change(&configuration)
+            let validated = try configuration.validated()
+            replaced[app] = validated
+            return validated
+        }
     }
 
     /// Records a change of a stored object: nothing for a key outside every app (MockCDN's own

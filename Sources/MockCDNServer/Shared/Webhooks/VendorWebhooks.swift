@@ -67,10 +67,14 @@ final class VendorWebhooks: Sendable {
     ///   - app: the app id.
     /// - Throws: `StreamWebhookSettings.Invalid` for a bad URL.
     func updateStreamSettings(_ update: StreamWebhookSettings, of app: String) throws(StreamWebhookSettings.Invalid) {
-        var settings = self.streamSettings(of: app)
-        try settings.apply(update, now: EventRecord.timestamp(self.clock.now))
-        let kept = settings
-        self.stream.withLock { $0[app] = kept }
+        let now = EventRecord.timestamp(self.clock.now)
+        let configured = self.configured[app]?.stream ?? StreamWebhookSettings()
+        // Read, changed and kept under one lock: two PATCHes at once never lose one's change.
+        try self.stream.withLock { (stored) throws(StreamWebhookSettings.Invalid) in
+            var settings = stored[app] ?? configured
+            try settings.apply(update, now: now)
+            stored[app] = settings
+        }
     }
 
     /// The app's CometChat webhooks, in the order they were created.

@@ -1,3 +1,5 @@
+import MockCDNCore
+
 /// The report as JUnit XML (`format=junit`), for CI systems that show test results: one `<testsuite>` per
 /// surface, one `<testcase>` per row. A row never exercised is `<skipped>`, not `<failure>`: it is a gap in
 /// the client's suite, not a broken behaviour, and many CI systems turn any failure red; the gate is
@@ -20,16 +22,16 @@ extension CoverageReport {
             )
             for row in rows {
                 let name =
-                    #"<testcase classname="mockcdn.\#(surface.rawValue)" name="\#(Self.escaped(row.id))" time="0""#
+                    #"<testcase classname="mockcdn.\#(surface.rawValue)" name="\#(XMLText.escaped(row.id))" time="0""#
                 if let example = row.example, row.covered {
                     lines.append("    \(name)>")
                     lines.append(
-                        "      <system-out>\(Self.escaped(row.title)): \(row.count) requests, first \(Self.escaped(example))</system-out>"
+                        "      <system-out>\(XMLText.escaped(row.title)): \(row.count) requests, first \(XMLText.escaped(example))</system-out>"
                     )
                     lines.append("    </testcase>")
                 } else {
                     lines.append("    \(name)>")
-                    lines.append(#"      <skipped message="never exercised: \#(Self.escaped(row.title))"/>"#)
+                    lines.append(#"      <skipped message="never exercised: \#(XMLText.escaped(row.title))"/>"#)
                     lines.append("    </testcase>")
                 }
             }
@@ -37,21 +39,5 @@ extension CoverageReport {
         }
         lines.append("</testsuites>")
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// Text escaped for an XML attribute or element.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }
