@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -23,7 +22,7 @@ from stream_chat import StreamChat
 
 from conftest import launch, start_outcome
 from s3support import advance, reset
-from support import API_KEY, API_SECRET, request
+from support import API_KEY, API_SECRET, eventually, request
 from webhook_receiver import DEADLINE, Receiver
 
 @pytest.fixture
@@ -67,23 +66,11 @@ def attempts(server: str, delivery: str) -> list[dict]:
 
 def settled(server: str, delivery: str, count: int) -> list[dict]:
     """The delivery's first `count` attempts, once the journal holds them (the receiver has each before MockCDN
-    notes it)."""
-    result: list[dict] = []
-    done = threading.Event()
-
-    def look():
-        nonlocal result
-        result = attempts(server, delivery)
-        return len(result) >= count
-
-    # The journal is written right after the answer arrives; a poll every 20 ms up to the deadline.
-    for _ in range(DEADLINE * 50):
-        if look():
-            done.set()
-            break
-        done.wait(0.02)
-    assert done.is_set(), f"{len(result)} of {count} attempts journaled: {result}"
-    return result[:count]
+    notes it, right after the answer arrives)."""
+    found = eventually(lambda: (lambda seen: seen if len(seen) >= count else None)(attempts(server, delivery)),
+                       timeout=DEADLINE, message=lambda: f"fewer than {count} attempts journaled: "
+                       f"{attempts(server, delivery)}")
+    return found[:count]
 
 
 # MARK: - Stream
