@@ -8,7 +8,7 @@ import Testing
 struct ContractBehavioursTests {
     /// A journal entry as the report reads it, and the rows it must (and only it must) cover.
     struct Vector: CustomTestStringConvertible, Sendable {
-        let entry: ReportEntry
+        let entry: JournalRecord
         let rows: Set<String>
         var testDescription: String {
             "\(self.entry.method) \(self.entry.path) \(self.entry.status) -> \(self.rows.sorted())"
@@ -325,7 +325,7 @@ struct ContractBehavioursTests {
 
 @Suite("Contract coverage: the report and its renderers")
 struct CoverageReportTests {
-    static let entries: [ReportEntry] = [
+    static let entries: [JournalRecord] = [
         .init(id: "r3", method: "GET", path: "/demo/a.png", credential: .fatHeader, status: 200),
         .init(id: "r4", method: "GET", path: "/demo/a.png", credential: .fatHeader, status: 206),
         .init(id: "r5", method: "GET", path: "/demo/a.png", credential: .fatHeader, status: 200),

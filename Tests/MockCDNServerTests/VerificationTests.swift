@@ -80,12 +80,12 @@ struct VerificationTests {
     ) -> JournalRecord {
         JournalRecord(
             id: "r\(number)",
-            clock: clock,
             method: method,
             path: path,
             credential: credential,
             status: status,
             reason: reason,
+            clock: clock,
             expiredAt: expiredAt
         )
     }

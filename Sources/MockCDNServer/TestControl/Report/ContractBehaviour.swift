@@ -10,7 +10,7 @@ public struct ContractBehaviour: Sendable {
     /// How a journal entry is recognised, in words, naming the journal fields it reads (the docs show it).
     public let rule: String
     /// Whether an entry exercised the behaviour.
-    let matches: @Sendable (ReportEntry) -> Bool
+    let matches: @Sendable (JournalRecord) -> Bool
 
     /// A row.
     ///
@@ -25,7 +25,7 @@ public struct ContractBehaviour: Sendable {
         _ surface: ContractSurface,
         _ title: String,
         rule: String,
-        matches: @escaping @Sendable (ReportEntry) -> Bool
+        matches: @escaping @Sendable (JournalRecord) -> Bool
     ) {
         self.id = id
         self.surface = surface

@@ -216,7 +216,7 @@ public enum ContractBehaviours {
         _ surface: ContractSurface,
         _ title: String,
         _ code: Int,
-        where surfaceTest: @escaping @Sendable (ReportEntry) -> Bool
+        where surfaceTest: @escaping @Sendable (JournalRecord) -> Bool
     ) -> ContractBehaviour {
         .init(id, surface, title, rule: "\(surface.title) route, status \(code)") {
             surfaceTest($0) && $0.routeRan && $0.status == code
@@ -230,7 +230,7 @@ public enum ContractBehaviours {
         _ title: String,
         _ code: Int,
         _ words: String,
-        where surfaceTest: @escaping @Sendable (ReportEntry) -> Bool
+        where surfaceTest: @escaping @Sendable (JournalRecord) -> Bool
     ) -> ContractBehaviour {
         let rule = "\(surface.title) route, \(code)" + (words.isEmpty ? "" : ", `reason` has `\(words)`")
         return .init(id, surface, title, rule: rule) {

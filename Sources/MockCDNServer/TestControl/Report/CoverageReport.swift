@@ -33,7 +33,7 @@ struct CoverageReport: Sendable, Equatable {
     ///   - entries: journal entries, oldest first.
     ///   - table: the rows to look for.
     ///   - since: the `since=` the entries were cut at, to show in the report.
-    init(entries: [ReportEntry], table: [ContractBehaviour] = ContractBehaviours.all, since: String? = nil) {
+    init(entries: [JournalRecord], table: [ContractBehaviour] = ContractBehaviours.all, since: String? = nil) {
         self.rows = table.map { behaviour in
             var count = 0
             var example: String?

@@ -23,12 +23,12 @@ struct ReportController {
             let format = try Self.format(query)
             var since: Int?
             if let text = query.first("since") {
-                guard text.first == "r", let number = Int(text.dropFirst()), number > 0 else {
+                guard let number = JournalRecord.number(of: text) else {
                     throw HTTPError(.badRequest, message: "since must be a journal entry id such as r12")
                 }
                 since = number
             }
-            let entries = self.journal.entries.map(ReportEntry.init).filter { entry in
+            let entries = self.journal.entries.map(JournalRecord.init).filter { entry in
                 since.map { entry.number >= $0 } ?? true
             }
             return Self.answer(CoverageReport(entries: entries, since: query.first("since")), format: format)

@@ -1,15 +1,14 @@
-/// A journal entry as verification reads it: its fields copied once, so a request that completes meanwhile
-/// cannot change a judgement half way through.
+/// A journal entry as a plain value, its fields copied once, so a request that completes meanwhile cannot
+/// change a judgement half way through: what verification (`TestControl/Verify/`) and the coverage report's
+/// predicates (`TestControl/Report/`) read.
 struct JournalRecord: Sendable, Equatable {
     /// `r1`, `r2`, ...
     let id: String
     /// The number in the id: arrival order.
     let number: Int
-    /// The MockCDN clock when the request arrived.
-    let clock: Int64
-    /// The method, as sent.
+    /// The method, as sent (`-` for a request head the parser refused).
     let method: String
-    /// The path, as sent; secrets redacted.
+    /// The path, as sent; secrets redacted, percent-encoding kept.
     let path: String
     /// The query, as sent; secrets redacted.
     let query: String
@@ -17,32 +16,47 @@ struct JournalRecord: Sendable, Equatable {
     let credential: CredentialSource
     /// 0 while the request is still being answered.
     let status: Int
-    /// An error answer's code and message.
+    /// An error answer's code and message (`AccessDenied: Request has expired`), nil for an answer that
+    /// refused nothing.
     let reason: String?
+    /// The fault rule's id, nil when none fired.
+    let fault: String?
+    /// The kinds of fault the rule applied (`FaultInjector.Action.kinds`).
+    let faultKinds: [String]
+    /// The MockCDN clock when the request arrived, Unix seconds.
+    let clock: Int64
+    /// The real time when the request arrived, Unix seconds.
+    let receivedAt: Double
     /// When a credential refused for its time expired, by the MockCDN clock.
     let expiredAt: Int64?
 
     /// An entry from its fields (the tests' way to make one).
     init(
         id: String,
-        clock: Int64,
         method: String,
         path: String,
         query: String = "",
         credential: CredentialSource = .none,
         status: Int,
         reason: String? = nil,
+        fault: String? = nil,
+        faultKinds: [String] = [],
+        clock: Int64 = 0,
+        receivedAt: Double = 0,
         expiredAt: Int64? = nil
     ) {
         self.id = id
         self.number = Self.number(of: id) ?? 0
-        self.clock = clock
         self.method = method
         self.path = path
         self.query = query
         self.credential = credential
         self.status = status
         self.reason = reason
+        self.fault = fault
+        self.faultKinds = faultKinds
+        self.clock = clock
+        self.receivedAt = receivedAt
         self.expiredAt = expiredAt
     }
 
@@ -51,13 +65,16 @@ struct JournalRecord: Sendable, Equatable {
         let state = entry.snapshot
         self.init(
             id: entry.id,
-            clock: entry.clock,
             method: entry.method,
             path: entry.path,
             query: entry.query,
             credential: state.credential,
             status: state.status,
             reason: state.reason,
+            fault: state.fault,
+            faultKinds: state.faultKinds,
+            clock: entry.clock,
+            receivedAt: entry.receivedAt,
             expiredAt: state.expiredAt
         )
     }

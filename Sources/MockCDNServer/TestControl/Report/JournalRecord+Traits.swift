@@ -3,7 +3,7 @@ import MockCDNCore
 
 /// What the predicates of `ContractBehaviours` ask of an entry: which surface answered it (from its path,
 /// method, credential and the envelope its reason is written in), its query parameters, its reason.
-extension ReportEntry {
+extension JournalRecord {
     /// The path's segments, percent-encoding kept (`/demo/images/a.png` is `demo`, `images`, `a.png`).
     var segments: [Substring] { self.path.split(separator: "/", omittingEmptySubsequences: true) }
 
