@@ -130,8 +130,8 @@ public struct MockCDNStorage: CDNStorage {
     ///   - options: image or file, channel, name, type, sizes, progress.
     /// - Returns: the signed file and thumbnail links, and one link per size asked for.
     /// - Throws: ``MockCDNClientError``: `.notLoggedIn` without a user token, `.invalidURL` when the file
-    ///   cannot be read or the channel is not `type:id`, `.tooLarge` for 413, `.invalidResponse` naming the
-    ///   status when the server answers anything else but 201, `.network`; or `CancellationError` when the
+    ///   cannot be read or the channel is not `type:id`, `.tooLarge` for 413, `.storageFull` for 507, `.invalidResponse`
+    ///   naming the status when the server answers anything else but 201, `.network`; or `CancellationError` when the
     ///   task is cancelled.
     public func upload(localURL: URL, options: AttachmentUploadOptions) async throws -> UploadedFile {
         let name = options.fileName ?? (localURL.lastPathComponent.isEmpty ? "file" : localURL.lastPathComponent)
@@ -378,15 +378,13 @@ public struct MockCDNStorage: CDNStorage {
         request.httpMethod = "POST"
         request.setValue("multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
         let (data, status) = try await UploadTask.run(request, bodyFile: bodyFile, progress: options.progress)
-        if status == 413 {
-            throw MockCDNClientError.tooLarge(
-                "upload answered 413: \(String(decoding: data.prefix(300), as: UTF8.self))"
-            )
-        }
         guard status == 201 else {
-            throw MockCDNClientError.invalidResponse(
-                "upload answered \(status): \(String(decoding: data.prefix(300), as: UTF8.self))"
-            )
+            let detail = "upload answered \(status): \(String(decoding: data.prefix(300), as: UTF8.self))"
+            switch status {
+            case 413: throw MockCDNClientError.tooLarge(detail)
+            case 507: throw MockCDNClientError.storageFull(detail)
+            default: throw MockCDNClientError.invalidResponse(detail)
+            }
         }
         guard let answer = try? JSONDecoder().decode(Answer.self, from: data), let file = URL(string: answer.file)
         else {

@@ -8,8 +8,8 @@ import FoundationNetworking
 /// (`POST /v1/apps/{app}/uploads`) and then written with a presigned `PUT` (``PresignedUploads/put(_:to:)``).
 ///
 /// Failures are ``MockCDNClientError``s: `.notLoggedIn` without a credential or when the server refuses it
-/// (401), `.tooLarge` for 413 `ERR_FILE_SIZE_EXCEEDED`, `.invalidResponse` naming the status and CometChat's
-/// code otherwise.
+/// (401), `.tooLarge` for 413 `ERR_FILE_SIZE_EXCEEDED`, `.storageFull` for 507, `.invalidResponse` naming the
+/// status and CometChat's code otherwise.
 public struct CometChatUploads: Sendable {
     /// Server, app and credentials.
     public let configuration: MockCDNClientConfiguration
@@ -62,7 +62,7 @@ public struct CometChatUploads: Sendable {
     /// - Returns: the media URL: plain in the app's `fat` media URL mode (a read needs a FAT or a presigned
     ///   URL), a CloudFront canned link in its `presigned` mode.
     /// - Throws: ``MockCDNClientError``: `.notLoggedIn` without a FAT or when it is refused, `.tooLarge`,
-    ///   `.invalidResponse`, `.network`.
+    ///   `.storageFull`, `.invalidResponse`, `.network`.
     public func upload(data: Data, fileName: String, mimeType: String? = nil) async throws(MockCDNClientError) -> URL {
         guard let fat = SecureMedia(configuration: self.configuration).decodedFat else {
             throw .notLoggedIn("no File Access Token: log in first")
@@ -134,13 +134,14 @@ public struct CometChatUploads: Sendable {
     ///   - what: the call, for the detail.
     ///   - status: the answer's status.
     ///   - body: the answer's body.
-    /// - Returns: `.notLoggedIn` for 401, `.tooLarge` for 413, `.invalidResponse` otherwise.
+    /// - Returns: `.notLoggedIn` for 401, `.tooLarge` for 413, `.storageFull` for 507, `.invalidResponse` otherwise.
     static func failure(_ what: String, status: Int, body: Data) -> MockCDNClientError {
         let detail =
             "\(what) answered \(status) \(PresignedMedia.code(body) ?? ""): \(PresignedMedia.message(body) ?? "")"
         switch status {
         case 401: return .notLoggedIn(detail)
         case 413: return .tooLarge(detail)
+        case 507: return .storageFull(detail)
         default: return .invalidResponse(detail)
         }
     }

@@ -7,7 +7,7 @@ import Foundation
 /// breaking a caller's `switch`.
 public struct MockCDNClientError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Kind: Sendable, Equatable {
-        case notLoggedIn, invalidURL, network, invalidResponse, tooLarge
+        case notLoggedIn, invalidURL, network, invalidResponse, tooLarge, storageFull
     }
 
     private let kind: Kind
@@ -33,12 +33,16 @@ public struct MockCDNClientError: Error, Sendable, Equatable, CustomStringConver
     /// The server refused a file as larger than it takes: 413 (`ERR_FILE_SIZE_EXCEEDED` on CometChat's routes,
     /// code 22 on Stream's) or S3's 400 `EntityTooLarge` for a form over its policy's size range.
     public static let tooLarge = MockCDNClientError(.tooLarge, "file too large")
+    /// The server has no room to keep the file now: 507 Insufficient Storage, on any upload route. Nothing was
+    /// stored, and the same upload may succeed later, so an app can offer to retry rather than report a bug.
+    public static let storageFull = MockCDNClientError(.storageFull, "server storage full")
 
     static func notLoggedIn(_ detail: String) -> MockCDNClientError { .init(.notLoggedIn, detail) }
     static func invalidURL(_ detail: String) -> MockCDNClientError { .init(.invalidURL, detail) }
     static func network(_ detail: String) -> MockCDNClientError { .init(.network, detail) }
     static func invalidResponse(_ detail: String) -> MockCDNClientError { .init(.invalidResponse, detail) }
     static func tooLarge(_ detail: String) -> MockCDNClientError { .init(.tooLarge, detail) }
+    static func storageFull(_ detail: String) -> MockCDNClientError { .init(.storageFull, detail) }
 
     /// Errors are equal when they are of the same kind, whatever the detail.
     ///

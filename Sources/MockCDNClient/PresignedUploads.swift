@@ -37,7 +37,7 @@ public struct PresignedUploads: Sendable {
     ///   - upload: the upload URL (from ``CometChatUploads/uploadURLs(for:)`` or a backend).
     /// - Returns: what the store answered.
     /// - Throws: ``MockCDNClientError``: `.tooLarge` for more bytes than the URL or the app takes (413),
-    ///   `.invalidResponse` naming the status and the server's code for any other refusal (403
+    ///   `.storageFull` for 507, `.invalidResponse` naming the status and the server's code for any other refusal (403
     ///   `ERR_PRESIGNED_URL_EXPIRED` for an expired URL: ask for a new one; 403 `ERR_PERMISSION_DENIED` for a
     ///   signature that does not hold), `.network`.
     public func put(_ data: Data, to upload: UploadURL) async throws(MockCDNClientError) -> StoredUpload {
@@ -66,7 +66,7 @@ public struct PresignedUploads: Sendable {
     /// - Returns: what the store answered (S3 answers 204 by default, 201 or 200 when the form's
     ///   `success_action_status` asks).
     /// - Throws: ``MockCDNClientError``: `.tooLarge` for S3's `EntityTooLarge` (over the policy's
-    ///   `content-length-range`) or 413, `.invalidResponse` naming S3's code for any other refusal (403
+    ///   `content-length-range`) or 413, `.storageFull` for 507, `.invalidResponse` naming S3's code for any other refusal (403
     ///   `AccessDenied` for an expired policy or a field it does not allow, 415 for a type the app refuses),
     ///   `.network`.
     public func post(
@@ -103,7 +103,8 @@ public struct PresignedUploads: Sendable {
         let code = PresignedMedia.code(body) ?? Self.element("Code", in: body) ?? ""
         let message = PresignedMedia.message(body) ?? Self.element("Message", in: body) ?? ""
         let detail = "\(what) answered \(status) \(code): \(message)"
-        return status == 413 || code == "EntityTooLarge" ? .tooLarge(detail) : .invalidResponse(detail)
+        if status == 413 || code == "EntityTooLarge" { return .tooLarge(detail) }
+        return status == 507 ? .storageFull(detail) : .invalidResponse(detail)
     }
 
     /// The text of the first `<name>` element of an S3 XML error, without parsing the rest.

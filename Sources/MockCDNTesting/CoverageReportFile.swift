@@ -3,8 +3,9 @@ import Synchronization
 
 /// The contract coverage report a test process writes when `MOCKCDN_REPORT` names a file (`.xml` JUnit, `.md`
 /// Markdown, else JSON): every server `MockCDNTestServer` starts adds its journal's report, taken before each
-/// ``RunningMockCDN/reset()`` (which empties the journal) and when the server stops, and the file is rewritten
-/// with the sum of all of them each time a server stops, so it holds the whole process's coverage at the end.
+/// ``RunningMockCDN/reset()`` (which empties the journal) and when the server stops to the file's running sum,
+/// and the file is rewritten with that sum each time a server stops, so it holds the whole process's coverage
+/// at the end.
 public enum CoverageReportFile {
     /// The report could not be read from the server or written to the file.
     public struct WriteFailure: Error, CustomStringConvertible {
@@ -15,8 +16,9 @@ public enum CoverageReportFile {
     /// The environment variable that names the file.
     public static let environmentVariable = "MOCKCDN_REPORT"
 
-    /// The JSON reports taken so far in this process, shared by every server.
-    private static let taken = Mutex<[Data]>([])
+    /// The sum of the reports taken so far in this process for each file, as JSON: one sum per file, so a
+    /// report is added once however many follow.
+    private static let sums = Mutex<[String: Data]>([:])
 
     /// A file that replaces `MOCKCDN_REPORT` within a scope, so a test of this type needs no process-wide
     /// environment variable (which every other test running at the time would see).
@@ -36,9 +38,15 @@ public enum CoverageReportFile {
     /// - Parameter server: the running server.
     /// - Throws: what reading the report throws.
     static func take(from server: RunningMockCDN) async throws {
-        guard Self.path != nil else { return }
+        guard let path = Self.path else { return }
         let report = try await server.coverageReport(format: "json")
-        Self.taken.withLock { $0.append(report) }
+        try Self.sums.withLock { sums in
+            guard let sum = sums[path] else {
+                sums[path] = report
+                return
+            }
+            sums[path] = Data(try CoverageReportRendering.render(merging: [sum, report], format: "json").utf8)
+        }
     }
 
     /// Takes the server's last report and writes the sum of every report taken to the file.
@@ -49,9 +57,9 @@ public enum CoverageReportFile {
         guard let path = Self.path else { return }
         do {
             try await Self.take(from: server)
-            try Self.taken.withLock { reports in
+            try Self.sums.withLock { sums in
                 let text = try CoverageReportRendering.render(
-                    merging: reports,
+                    merging: sums[path].map { [$0] } ?? [],
                     format: CoverageReportRendering.format(forPath: path)
                 )
                 try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)

@@ -230,4 +230,39 @@ struct ClientUploadRouteTests {
             )
         }
     }
+
+    /// The keys the demo app holds, from the console's listing.
+    static func keys(_ server: RunningMockCDN) async throws -> [String] {
+        let (data, _) = try await URLSession.shared.data(from: server.url("/_mockcdn/objects?app=demo"))
+        let objects = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["objects"] as? [[String: Any]]
+        return try #require(objects).compactMap { $0["key"] as? String }.sorted()
+    }
+
+    @Test("a full store refuses Stream's upload, CometChat's media route and a POST form with 507: .storageFull")
+    func storageFull() async throws {
+        var configuration = MockCDNTestServer.defaultConfiguration
+        configuration.memoryStoreBytes = 2 << 20
+        try await MockCDNTestServer.withRunning(configuration) { server in
+            let client = Self.client(server)
+            let before = try await Self.keys(server)
+            let bytes = Data(repeating: UInt8(ascii: "a"), count: 3 << 20)
+            await #expect(throws: MockCDNClientError.storageFull) {
+                _ = try await client.storage.upload(data: bytes, options: .init(fileName: "full.txt"))
+            }
+            await #expect(throws: MockCDNClientError.storageFull) {
+                try await client.mediaUploads.upload(data: bytes, fileName: "full.txt", mimeType: "text/plain")
+            }
+            await #expect(throws: MockCDNClientError.storageFull) {
+                try await client.presignedUploads.post(
+                    bytes,
+                    fileName: "full.txt",
+                    form: Self.form(server, maxBytes: 4 << 20)
+                )
+            }
+            #expect(try await Self.statuses(server) == ["POST 507", "POST 507", "POST 507"])
+            #expect(try await Self.keys(server) == before)
+            let small = try await client.mediaUploads.upload(data: Data("fits".utf8), fileName: "small.txt")
+            #expect(try await client.data(for: client.requester.fileRequest(for: small)) == Data("fits".utf8))
+        }
+    }
 }

@@ -33,6 +33,9 @@ import Testing
         #expect(self.outcome(ifMatch: "*") == .serve(honourRange: true))
         #expect(self.outcome(ifMatch: "W/\"abc\"") == .preconditionFailed)
         #expect(self.outcome(ifMatch: "\"other\"") == .preconditionFailed)
+        // Unquoted tags match as S3 takes them (the evaluation is `Preconditions`, shared with copies).
+        #expect(self.outcome(ifMatch: "abc") == .serve(honourRange: true))
+        #expect(self.outcome(ifNoneMatch: "x, abc") == .notModified)
     }
 
     @Test func ifUnmodifiedSinceIsReadOnlyWithoutIfMatch() {

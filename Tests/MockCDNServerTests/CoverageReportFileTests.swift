@@ -41,4 +41,31 @@ struct CoverageReportFileTests {
         #expect(covered == ["cometchat.credential.fat-header", "media.status.200", "media.refused.missing"])
         #expect(document.entries == 2)
     }
+
+    @Test("each file holds the sum of its own servers only, however many servers write to it")
+    func oneSumPerFile() async throws {
+        let folder = FileManager.default.temporaryDirectory
+        let (first, second) = (
+            folder.appendingPathComponent("coverage-\(UUID()).json").path,
+            folder.appendingPathComponent("coverage-\(UUID()).json").path
+        )
+        defer { for path in [first, second] { try? FileManager.default.removeItem(atPath: path) } }
+        for (path, reads) in [(first, 3), (second, 1)] {
+            for _ in 0..<reads {
+                try await CoverageReportFile.$scopedPath.withValue(path) {
+                    try await MockCDNTestServer.withRunning { server in
+                        let (_, answer) = try await URLSession.shared.data(
+                            from: server.url("/demo/fixtures/sample.png")
+                        )
+                        #expect((answer as? HTTPURLResponse)?.statusCode == 401)
+                    }
+                }
+            }
+        }
+        let entries = try [first, second].map {
+            try JSONDecoder().decode(CoverageReport.Document.self, from: Data(contentsOf: URL(fileURLWithPath: $0)))
+                .entries
+        }
+        #expect(entries == [3, 1])
+    }
 }

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import socket
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -172,6 +173,22 @@ def test_stream_timeouts_get_three_attempts_within_15_seconds(server, receiver):
     second = settled(server, delivery, 2)[1]
     assert (second["outcome"], second["next_attempt_at"]) == ("timeout", None)
     assert [h["x-webhook-attempt"] for h, _ in receiver.wait_for(2)] == ["1", "2"]
+
+
+def test_stream_refused_connection_is_unreachable_and_gets_two_attempts(server):
+    # A port bound but not listening refuses connections; it stays bound so no other test can take it.
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        stream_client(server).update_app_settings(webhook_url=f"http://127.0.0.1:{closed.getsockname()[1]}/hook")
+        _, answer = send(server, STREAM_MESSAGE)
+        delivery = answer["deliveries"][0]["delivery"]
+        first = settled(server, delivery, 1)[0]
+        assert (first["outcome"], first["status"]) == ("unreachable", None)
+        # Refused at once, not after Stream's 6-second limit (a retried connection would take all of it).
+        assert first["duration_ms"] < 6000 and _seconds_between(first["at"], first["next_attempt_at"]) == 2
+        advance(server, 2)
+        second = settled(server, delivery, 2)[1]
+        assert (second["outcome"], second["next_attempt_at"]) == ("unreachable", None)
 
 
 def test_stream_does_not_retry_a_plain_4xx(server):

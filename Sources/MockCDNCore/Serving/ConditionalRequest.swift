@@ -12,8 +12,8 @@ public enum ConditionalRequest {
         case serve(honourRange: Bool)
     }
 
-    /// Evaluates If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since and If-Range, in RFC 9110's
-    /// order (section 13.2.2): each date is read only when its entity-tag partner is absent.
+    /// Evaluates If-Match, If-Unmodified-Since, If-None-Match and If-Modified-Since as `Preconditions` has them
+    /// (RFC 9110 section 13.2.2: each date is read only when its entity-tag partner is absent), then If-Range.
     ///
     /// - Parameters:
     ///   - ifMatch: the header value, if any.
@@ -33,19 +33,18 @@ public enum ConditionalRequest {
         etag: String,
         lastModified: Date
     ) -> Outcome {
-        if let ifMatch {
-            // Strong comparison: a weak tag never matches.
-            let tags = Self.tags(ifMatch)
-            guard tags.contains("*") || tags.contains(etag) else { return .preconditionFailed }
-        } else if let ifUnmodifiedSince, let since = HTTPDate.parse(ifUnmodifiedSince), lastModified > since {
-            return .preconditionFailed
-        }
-        if let ifNoneMatch {
-            // Weak comparison: W/"x" matches "x".
-            let tags = Self.tags(ifNoneMatch)
-            if tags.contains("*") || tags.contains(where: { weakTag($0) == weakTag(etag) }) { return .notModified }
-        } else if let ifModifiedSince, let since = HTTPDate.parse(ifModifiedSince), lastModified <= since {
-            return .notModified
+        switch Preconditions.evaluate(
+            ifMatch: ifMatch,
+            ifUnmodifiedSince: ifUnmodifiedSince,
+            ifNoneMatch: ifNoneMatch,
+            ifModifiedSince: ifModifiedSince,
+            etag: etag,
+            lastModified: lastModified,
+            now: nil
+        ) {
+        case .ifMatch, .ifUnmodifiedSince: return .preconditionFailed
+        case .ifNoneMatch, .ifModifiedSince: return .notModified
+        case nil: break
         }
         guard let ifRange else { return .serve(honourRange: true) }
         let trimmed = ifRange.trimmingCharacters(in: .whitespaces)
@@ -55,13 +54,5 @@ public enum ConditionalRequest {
         }
         guard let date = HTTPDate.parse(trimmed) else { return .serve(honourRange: false) }
         return .serve(honourRange: date == lastModified)
-    }
-
-    private static func tags(_ header: String) -> [String] {
-        header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-    }
-
-    private static func weakTag(_ tag: String) -> Substring {
-        tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
     }
 }

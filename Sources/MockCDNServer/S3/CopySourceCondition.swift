@@ -4,7 +4,7 @@ import Hummingbird
 import MockCDNCore
 
 /// The conditions a CopyObject or UploadPartCopy sets on its source: `x-amz-copy-source-if-match`,
-/// `-if-none-match`, `-if-unmodified-since` and `-if-modified-since`, evaluated as `CopyPreconditions` has
+/// `-if-none-match`, `-if-unmodified-since` and `-if-modified-since`, evaluated as `Preconditions` has
 /// them. Checked once the source is found and before a byte of it is read: a condition that does not hold
 /// is 412 `PreconditionFailed` naming it as S3 does (`<Condition>x-amz-copy-source-If-Match</Condition>`),
 /// and nothing is written.
@@ -44,7 +44,7 @@ struct CopySourceCondition {
     ///   - now: the MockCDN clock's time (an If-Modified-Since after it is ignored).
     /// - Throws: 412 `PreconditionFailed` with the condition that does not hold.
     func check(_ source: ObjectMetadata, now: Date) throws(S3Error) {
-        let failure = CopyPreconditions.evaluate(
+        let failure = Preconditions.evaluate(
             ifMatch: self.ifMatch,
             ifUnmodifiedSince: self.ifUnmodifiedSince,
             ifNoneMatch: self.ifNoneMatch,

@@ -4,7 +4,7 @@ import Testing
 
 /// A copy's conditions on its source, in RFC 9110's order as S3 documents and answers them: If-Match, else
 /// If-Unmodified-Since; then If-None-Match, else If-Modified-Since; every failure a refusal (no 304).
-@Suite struct CopyPreconditionsTests {
+@Suite struct PreconditionsTests {
     static let etag = "\"9b2cf535f27731c974343645a3985328\""
     static let modified = Date(timeIntervalSince1970: 1_700_000_000)  // Tue, 14 Nov 2023 22:13:20 GMT
     static let now = Date(timeIntervalSince1970: 1_700_100_000)
@@ -21,7 +21,7 @@ import Testing
         let ifUnmodifiedSince: String?
         let ifNoneMatch: String?
         let ifModifiedSince: String?
-        let failure: CopyPreconditions.Failure?
+        let failure: Preconditions.Failure?
 
         var testDescription: String {
             "\(ifMatch ?? "-") | \(ifUnmodifiedSince ?? "-") | \(ifNoneMatch ?? "-") | \(ifModifiedSince ?? "-")"
@@ -33,7 +33,7 @@ import Testing
         unmodified: String? = nil,
         noneMatch: String? = nil,
         modified: String? = nil,
-        fails failure: CopyPreconditions.Failure?
+        fails failure: Preconditions.Failure?
     ) -> Case {
         Case(
             ifMatch: match,
@@ -85,7 +85,7 @@ import Testing
 
     @Test(arguments: Self.cases)
     func evaluates(_ check: Case) {
-        let failure = CopyPreconditions.evaluate(
+        let failure = Preconditions.evaluate(
             ifMatch: check.ifMatch,
             ifUnmodifiedSince: check.ifUnmodifiedSince,
             ifNoneMatch: check.ifNoneMatch,
@@ -99,7 +99,7 @@ import Testing
 
     @Test func failuresAreNamedAsTheHeadersSuffix() {
         #expect(
-            [CopyPreconditions.Failure.ifMatch, .ifUnmodifiedSince, .ifNoneMatch, .ifModifiedSince].map(\.rawValue)
+            [Preconditions.Failure.ifMatch, .ifUnmodifiedSince, .ifNoneMatch, .ifModifiedSince].map(\.rawValue)
                 == ["If-Match", "If-Unmodified-Since", "If-None-Match", "If-Modified-Since"]
         )
     }
