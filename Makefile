@@ -243,7 +243,8 @@ test-stress:
 
 ## bench: every benchmark against its reference in one run; writes Benchmarks/results/latest.md.
 ## make bench SECTIONS=s3-upload runs only the sections named and prints them (Benchmarks/bench.sh --help lists
-## them); BINARY=.build/release/mockcdn measures that build instead of the release tarball's.
+## them); BINARY=.build/release/mockcdn measures that build instead of the release tarball's; BEFORE=BINARY (or a
+## commit) times an earlier build in the same rounds (Benchmarks/bench.sh --before).
 bench: deps venv
 	Benchmarks/bench.sh $(SECTIONS)
 

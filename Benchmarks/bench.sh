@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# `make bench`: every benchmark in one run, written to Benchmarks/results/latest.md. Installs what it lacks
-# (nginx, wrk, hyperfine with apt; moto[server] and awscli with pip). Pass --quick for 3 s wrk runs and 20 s of load.
-# BEFORE=REV (a commit, e.g. `make bench BEFORE=a36f5ea`) also builds that revision in .build/bench-before and
-# times it in the same rounds as the current build, for before-and-after ratios from one run; BEFORE may also
-# name a mockcdn binary built already.
+# `make bench`: every benchmark in one run, written to Benchmarks/results/latest.md with the commit measured
+# and the machine. Installs what it lacks (nginx, wrk, hyperfine, vipsthumbnail, perf with apt; moto[server],
+# awscli and boto3 with pip). Pass --quick for 3 s wrk runs and 20 s of load.
+# --before BINARY (or BEFORE=BINARY) times an earlier mockcdn build in the same rounds as the current one, for
+# before-and-after ratios from one run; BEFORE=REV (a commit, e.g. `make bench BEFORE=a36f5ea`) builds that
+# revision in .build/bench-before first.
 # BINARY=PATH measures that mockcdn binary (e.g. .build/release/mockcdn from `make release`) instead of building
 # the release tarball.
 #
-# Usage: Benchmarks/bench.sh [--quick] [SECTION...]   (make bench SECTIONS="SECTION...")
+# Usage: Benchmarks/bench.sh [--quick] [--before BINARY] [SECTION...]   (make bench SECTIONS="SECTION...")
 # SECTIONs, in the order a whole run takes them:
 #   reads            signed GETs, startup and idle memory, next to nginx, bare Hummingbird and moto_server
 #   upload           100 MiB upload to --data-dir, peak RSS and throughput next to cp + sync
@@ -15,6 +16,10 @@
 #   s3-upload        `aws s3 cp` of 100 MiB (multipart) into MockCDN's S3 API and into moto_server
 #   resize           per-request resize next to in-process libvips, and a cached variant
 #   events           small PutObject throughput with no webhook and with a webhook that never answers
+#   small-objects    boto3 PUT and GET objects/s at concurrency 1 and 25, 1 KB and 100 KB, next to moto_server
+#   scale            cost against work: reads by connections, ListObjectsV2 by keys, journal queries by
+#                    entries, resizes by concurrent sources, a video poster; tables and SVG charts
+#   profile          perf's top-10 functions of the FAT read (symbols from `swift build -c release`)
 # With no SECTION every one runs and latest.md is rewritten; with some, only those run and are printed, and
 # latest.md is left alone.
 set -euo pipefail
@@ -22,10 +27,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
 chosen=()
-for argument in "$@"; do
+while [ $# -gt 0 ]; do
+    argument=$1
+    shift
     case "$argument" in
     --quick) quick=1 ;;
-    reads | upload | upload-s3-store | s3-upload | resize | events) chosen+=("$argument") ;;
+    --before) BEFORE=$(realpath "${1:?--before needs a mockcdn binary}") && shift ;;
+    reads | upload | upload-s3-store | s3-upload | resize | events | small-objects | scale | profile)
+        chosen+=("$argument") ;;
     -h | --help) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" && exit 0 ;;
     *) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" >&2; exit 2 ;;
     esac
@@ -36,6 +45,8 @@ runs() { [ ${#chosen[@]} = 0 ] || [[ " ${chosen[*]} " == *" $1 "* ]]; }
 SUDO=$(command -v sudo >/dev/null && [ "$(id -u)" != 0 ] && echo sudo || true)
 missing=""
 for tool in nginx wrk hyperfine; do command -v "$tool" >/dev/null || missing="$missing $tool"; done
+command -v vipsthumbnail >/dev/null || missing="$missing libvips-tools"
+command -v perf >/dev/null || missing="$missing linux-perf"
 if [ -n "$missing" ]; then
     echo "installing$missing"
     $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
@@ -56,6 +67,10 @@ fi
 if runs reads; then
     # The bare Hummingbird reference, in a scratch folder of its own (its own package and dependency graph).
     swift build -c release --package-path Benchmarks/Reference --scratch-path .build/bench-reference
+fi
+if runs profile; then
+    # perf needs the symbols the release tarball strips.
+    swift build -c release --product mockcdn
 fi
 if runs resize; then
     cc -O2 -o .build/bench/vips_resize Benchmarks/resize/vips_resize.c $(pkg-config --cflags --libs vips)
@@ -81,6 +96,11 @@ output=Benchmarks/results/latest.md
 [ ${#chosen[@]} = 0 ] || output=/dev/null
 {
     echo "# MockCDN benchmarks ($(date -u +%Y-%m-%d), $(git rev-parse --short HEAD))"
+    echo
+    echo "Measured: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- Sources Package.swift || echo ' plus uncommitted changes'),"\
+        "binary $binary. Machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)),"\
+        "$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr); load average before:"\
+        "$(cut -d' ' -f1-3 /proc/loadavg)."
     if runs reads; then
         echo
         echo "## Signed GETs, startup, idle memory"
@@ -117,5 +137,23 @@ output=Benchmarks/results/latest.md
         echo "## Uploads with a hanging webhook target"
         echo
         python3 Benchmarks/upload_events.py --binary "$binary"
+    fi
+    if runs small-objects; then
+        echo
+        echo "## Small objects through boto3 (LocalStack's published measure)"
+        echo
+        python3 Benchmarks/small_objects.py --binary "$binary"
+    fi
+    if runs scale; then
+        echo
+        echo "## Scale curves"
+        echo
+        python3 Benchmarks/scale.py --binary "$binary" --seconds "$seconds"
+    fi
+    if runs profile; then
+        echo
+        echo "## Profile of the FAT read"
+        echo
+        python3 Benchmarks/profile.py --binary .build/release/mockcdn
     fi
 } | tee "$output"

@@ -33,7 +33,7 @@ public final class DiskObjectStore: ObjectStore {
     private let blobs: FilePath
     private let meta: FilePath
     private let temporary: FilePath
-    private let index: Mutex<[ObjectKey: Record]>
+    private let index: Mutex<OrderedIndex<Record>>
     private static let chunkLength = ByteCount.kibibytes(64)
     private static let writeBufferLength = ByteCount.mebibytes(1)
 
@@ -54,7 +54,7 @@ public final class DiskObjectStore: ObjectStore {
                 meta: self.meta,
                 temporary: self.temporary
             )
-            self.index = Mutex(contents.records)
+            self.index = Mutex(OrderedIndex(contents.records))
             self.skippedEntries = contents.skipped.sorted { $0.path < $1.path }
         } catch let error as MockCDNError {
             throw error
@@ -223,8 +223,12 @@ public final class DiskObjectStore: ObjectStore {
 
     public func list(prefix: String) async throws -> [ObjectMetadata] {
         self.index.withLock { index in
-            index.filter { $0.key.rawValue.hasPrefix(prefix) }.sorted { $0.key < $1.key }.map(\.value.metadata)
+            index.values.filter { $0.key.rawValue.hasPrefix(prefix) }.sorted { $0.key < $1.key }.map(\.value.metadata)
         }
+    }
+
+    public func keys(prefix: String, after: String?, limit: Int) async throws -> [ObjectKey] {
+        self.index.withLock { Array($0.keys(prefix: prefix, after: after, limit: limit)) }
     }
 
     // MARK: - Helpers
@@ -267,7 +271,7 @@ public final class DiskObjectStore: ObjectStore {
     /// index and the metadata files change in the same order under concurrent writers of one key.
     private func commit<Result>(
         _ key: ObjectKey,
-        _ body: (inout [ObjectKey: Record]) throws -> Result
+        _ body: (inout OrderedIndex<Record>) throws -> Result
     ) throws -> Result {
         try self.index.withLock { try body(&$0) }
     }

@@ -12,7 +12,7 @@ public final class MemoryObjectStore: ObjectStore {
     }
 
     private struct State {
-        var entries: [ObjectKey: Entry] = [:]
+        var entries = OrderedIndex<Entry>()
         /// Bytes of stored objects plus bytes that writes in progress have taken so far.
         var used = 0
     }
@@ -112,8 +112,13 @@ public final class MemoryObjectStore: ObjectStore {
 
     public func list(prefix: String) async throws -> [ObjectMetadata] {
         self.state.withLock { state in
-            state.entries.filter { $0.key.rawValue.hasPrefix(prefix) }.sorted { $0.key < $1.key }.map(\.value.metadata)
+            state.entries.values.filter { $0.key.rawValue.hasPrefix(prefix) }.sorted { $0.key < $1.key }
+                .map(\.value.metadata)
         }
+    }
+
+    public func keys(prefix: String, after: String?, limit: Int) async throws -> [ObjectKey] {
+        self.state.withLock { Array($0.entries.keys(prefix: prefix, after: after, limit: limit)) }
     }
 
     // MARK: - Budget

@@ -54,4 +54,14 @@ public struct ObjectKey: Hashable, Sendable, Comparable, CustomStringConvertible
     public var description: String { self.rawValue }
 
     public static func < (lhs: ObjectKey, rhs: ObjectKey) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// S3's listing order, by the keys' UTF-8 bytes (which is not Swift's `String` order).
+    ///
+    /// - Parameters:
+    ///   - lhs: a key, or part of one.
+    ///   - rhs: another.
+    /// - Returns: true when `lhs` is listed first.
+    public static func listedBefore(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
 }

@@ -64,6 +64,17 @@ public protocol ObjectStore: Sendable {
     /// Every object whose key starts with `prefix`, ordered by key.
     func list(prefix: String) async throws -> [ObjectMetadata]
 
+    /// Up to `limit` keys that start with `prefix` and come after `after`, in S3's listing order (the keys'
+    /// UTF-8 bytes): a page of a listing. The memory and disk stores keep their keys in that order
+    /// (`OrderedIndex`), so a page costs the page, not the bucket; other stores sort `list(prefix:)`.
+    ///
+    /// - Parameters:
+    ///   - prefix: the keys' common start; empty for every key.
+    ///   - after: only keys after this one (which need not exist); nil for the first.
+    ///   - limit: the most keys returned.
+    /// - Returns: the keys, in order.
+    func keys(prefix: String, after: String?, limit: Int) async throws -> [ObjectKey]
+
     /// The object's metadata and all of its bytes, read together (one version of it), when the store holds
     /// its bytes in memory: a read can then answer with them in one write instead of streaming. Nil when the
     /// store does not keep bytes in memory, or has no such object.
@@ -97,6 +108,14 @@ extension ObjectStore {
     }
 
     /// Removes every object (`/_mockcdn/reset`).
+    public func keys(prefix: String, after: String?, limit: Int) async throws -> [ObjectKey] {
+        let keys = try await self.list(prefix: prefix).map(\.key)
+            .filter { key in after.map { ObjectKey.listedBefore($0, key) } ?? true }
+            .sorted { ObjectKey.listedBefore($0, $1) }
+            .prefix(limit)
+        return try keys.map { try ObjectKey($0) }
+    }
+
     public func removeAll() async throws {
         for object in try await self.list(prefix: "") { try await self.delete(try ObjectKey(object.key)) }
     }

@@ -182,10 +182,17 @@ struct BucketController {
             after = query.first("marker")
         }
         let appPrefix = app.id + "/"
-        let objects = try await self.store.list(prefix: appPrefix + prefix).map {
-            ObjectListing.Entry(key: String($0.key.dropFirst(appPrefix.count)), metadata: $0)
-        }
-        let page = ObjectListing(objects, prefix: prefix, delimiter: delimiter, after: after, maxKeys: maxKeys)
+        let page = try await ObjectListing.page(
+            prefix: prefix,
+            delimiter: delimiter,
+            after: after,
+            maxKeys: maxKeys,
+            keys: { after, limit in
+                try await self.store.keys(prefix: appPrefix + prefix, after: after.map { appPrefix + $0 }, limit: limit)
+                    .map { String($0.rawValue.dropFirst(appPrefix.count)) }
+            },
+            metadata: { key in try await self.store.metadata(for: ObjectKey(appPrefix + key)) }
+        )
         let shown = { (text: String) in encodeURL ? PercentEncoding.encode(text) : text }
         var xml = S3XML()
         xml.element("ListBucketResult", root: true) { xml in

@@ -209,7 +209,7 @@ struct MultipartController {
         {
             start = marked + 1
         } else {
-            start = open.firstIndex { ObjectListing.precedes(keyMarker, $0.bucketKey) } ?? open.count
+            start = open.firstIndex { ObjectKey.listedBefore(keyMarker, $0.bucketKey) } ?? open.count
         }
         let after = open[start...]
         let page = after.prefix(maxUploads)

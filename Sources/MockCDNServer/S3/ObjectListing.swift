@@ -3,7 +3,8 @@ import MockCDNCore
 
 /// One page of a bucket listing, as S3's ListObjectsV2 and ListObjects (v1) compute it: keys in UTF-8 byte
 /// order after a start point, those under `prefix` only, keys sharing a part up to `delimiter` rolled into
-/// one common prefix, at most `maxKeys` entries (keys and common prefixes together).
+/// one common prefix, at most `maxKeys` entries (keys and common prefixes together). The keys come from the
+/// store in order, a batch at a time (`ObjectStore.keys(prefix:after:limit:)`).
 struct ObjectListing {
     /// A stored object, by its key within the bucket.
     struct Entry {
@@ -18,49 +19,66 @@ struct ObjectListing {
     /// The last key or common prefix of the page, where the next page starts.
     let last: String?
 
-    /// The page of `objects` (keys relative to the bucket, in any order).
+    /// After every key under a common prefix: a key is under `prefix` when it starts with it, and in UTF-8
+    /// byte order every such key but one that goes on with U+10FFFF (a noncharacter; the page's own checks
+    /// still roll it up) comes before `prefix` followed by this.
+    static let pastEveryKeyUnder = "\u{10FFFF}"
+
+    /// The page, read from the store a batch of keys at a time from the start point, skipping past each
+    /// common prefix once it is rolled up: a page costs its own keys, not the bucket's.
     ///
     /// - Parameters:
-    ///   - objects: every object of the bucket, by key.
     ///   - prefix: only keys that start with it.
     ///   - delimiter: rolls keys that have it after the prefix into common prefixes; empty for none.
     ///   - after: start after this key or common prefix (`start-after`, a continuation token, `marker`).
     ///   - maxKeys: the most entries and common prefixes on the page.
-    init(_ objects: [Entry], prefix: String, delimiter: String, after: String?, maxKeys: Int) {
-        let sorted = objects.filter { $0.key.hasPrefix(prefix) }.sorted { Self.precedes($0.key, $1.key) }
+    ///   - keys: up to `limit` keys of the bucket (relative to it) that start with `prefix` and come after
+    ///     the key given (nil: from the first), in UTF-8 byte order; `ObjectStore.keys(prefix:after:limit:)`.
+    ///   - metadata: a key's object, nil when it went between the listing and the lookup (then not listed).
+    /// - Returns: the page.
+    /// - Throws: what `keys` or `metadata` throw.
+    static func page(
+        prefix: String,
+        delimiter: String,
+        after: String?,
+        maxKeys: Int,
+        keys: (_ after: String?, _ limit: Int) async throws -> [String],
+        metadata: (String) async throws -> ObjectMetadata?
+    ) async throws -> ObjectListing {
+        let batch = min(maxKeys, 1000) + 1
         var entries: [Entry] = []
         var prefixes: [String] = []
         var last: String?
         var truncated = false
-        for object in sorted {
-            if let after, !Self.precedes(after, object.key) { continue }
-            // A key under a common prefix the previous page ended on belongs to that prefix.
-            if let after, !delimiter.isEmpty, after.hasSuffix(delimiter), object.key.hasPrefix(after) { continue }
-            var rolled: String?
-            if !delimiter.isEmpty, let range = object.key.dropFirst(prefix.count).range(of: delimiter) {
-                rolled = String(object.key[..<range.upperBound])
+        // A key under a common prefix the previous page ended on belongs to that prefix.
+        let endedOnPrefix = after.map { !delimiter.isEmpty && $0.hasSuffix(delimiter) } ?? false
+        var cursor = endedOnPrefix ? after.map { $0 + Self.pastEveryKeyUnder } : after
+        reading: while true {
+            let chunk = try await keys(cursor, batch)
+            for key in chunk {
+                cursor = key
+                if let after, endedOnPrefix, key.hasPrefix(after) { continue }
+                var rolled: String?
+                if !delimiter.isEmpty, let range = key.dropFirst(prefix.count).range(of: delimiter) {
+                    rolled = String(key[..<range.upperBound])
+                }
+                if let rolled, rolled == prefixes.last { continue }
+                guard entries.count + prefixes.count < maxKeys else {
+                    truncated = true
+                    break reading
+                }
+                if let rolled {
+                    prefixes.append(rolled)
+                    last = rolled
+                    cursor = rolled + Self.pastEveryKeyUnder
+                    continue reading
+                }
+                guard let object = try await metadata(key) else { continue }
+                entries.append(Entry(key: key, metadata: object))
+                last = key
             }
-            if let rolled, rolled == prefixes.last { continue }
-            guard entries.count + prefixes.count < maxKeys else {
-                truncated = true
-                break
-            }
-            if let rolled {
-                prefixes.append(rolled)
-                last = rolled
-            } else {
-                entries.append(object)
-                last = object.key
-            }
+            if chunk.count < batch { break }
         }
-        self.entries = entries
-        self.commonPrefixes = prefixes
-        self.isTruncated = truncated
-        self.last = last
-    }
-
-    /// S3's order: by the keys' UTF-8 bytes.
-    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+        return ObjectListing(entries: entries, commonPrefixes: prefixes, isTruncated: truncated, last: last)
     }
 }

@@ -53,6 +53,11 @@ struct EventingObjectStore: ObjectStore {
         try await self.base.list(prefix: prefix)
     }
 
+    /// The base store's page of keys.
+    func keys(prefix: String, after: String?, limit: Int) async throws -> [ObjectKey] {
+        try await self.base.keys(prefix: prefix, after: after, limit: limit)
+    }
+
     /// The base store's resident bytes.
     func resident(_ key: ObjectKey) async throws -> (metadata: ObjectMetadata, bytes: ByteBuffer)? {
         try await self.base.resident(key)
