@@ -35,7 +35,8 @@ public final class DiskObjectStore: ObjectStore {
     private let temporary: FilePath
     private let index: Mutex<[ObjectKey: Record]>
     private static let chunkLength = ByteCount.kibibytes(64)
-    private static let writeBufferLength = ByteCount.mebibytes(1)
+    /// Bytes gathered per write of an object's body.
+    private static let writeBufferLength = 1024 * 1024
 
     /// Opens (creating if needed) the store in `directory` and cleans up after any crash.
     ///
@@ -87,13 +88,11 @@ public final class DiskObjectStore: ObjectStore {
         do {
             var intake = ObjectIntake(maxBytes: maxBytes)
             try await FileSystem.shared.withFileHandle(forWritingAt: blobTemporary) { handle in
-                // Bodies arrive in slices of a few KiB; one thread-pool hop per slice would dominate the time.
-                var writer = handle.bufferedWriter(capacity: Self.writeBufferLength)
-                for try await chunk in body {
+                // Counted and hashed on the way in, written in large writes: the bytes are read once.
+                _ = try await BlobWriter.write(body, to: handle, capacity: Self.writeBufferLength) { chunk in
                     try intake.take(chunk)
-                    _ = try await writer.write(contentsOf: chunk)
                 }
-                try await writer.flush()
+                // The object's one fsync of its bytes.
                 try await handle.synchronize()
             }
             let attributes = try await attributes(intake.finish())
