@@ -15,7 +15,9 @@ import Darwin
 /// `tmp/` writes in progress. A write goes to `tmp/`, is fsynced, and is renamed into `blobs/`; then the
 /// metadata file is written the same way. The metadata rename is the commit: after a crash an object is
 /// either wholly there or not at all, and opening the store removes leftovers (temp files, blobs no
-/// metadata names). Metadata is also kept in memory, so lookups never touch the disk.
+/// metadata names). Metadata is also kept in memory, so lookups never touch the disk. An object costs four
+/// fsyncs: its bytes (once, after the last write), `blobs/` (the blob's name is durable before a record names
+/// it), its metadata file, and `meta/` (the commit).
 ///
 /// Nothing under the folder is trusted to be what the store wrote: files are opened without following
 /// symbolic links and without waiting on a FIFO, and must be regular files. An entry that is not (or a
