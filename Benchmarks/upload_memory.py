@@ -287,7 +287,7 @@ def main():
 
         growth_mib = (peak_after - max(idle_rss, 0)) / 1024
         median = {name: spread(values)[0] for name, values in times.items()}
-        print(f"| measurement | value | reference | ratio |")
+        print("| measurement | value | reference | ratio |")
         print("|---|---|---|---|")
         print(f"| 100 MiB upload status | {code} | 201 expected | |")
         print(f"| 100 MiB + 1 byte status | {over_code} | 413 expected | |")
