@@ -11,7 +11,7 @@
 # Usage: Benchmarks/bench.sh [--quick] [--before BINARY] [SECTION...]   (make bench SECTIONS="SECTION...")
 # SECTIONs, in the order a whole run takes them:
 #   reads            signed GETs, startup and idle memory, next to nginx, bare Hummingbird and moto_server
-#   upload           100 MiB upload to --data-dir, peak RSS and throughput next to cp + sync
+#   upload           100 MiB upload to --data-dir, peak RSS; multipart and raw PUT next to nginx's WebDAV PUT and cp + sync
 #   upload-s3-store  the same upload with --store s3:// on moto_server
 #   s3-upload        `aws s3 cp` of 100 MiB (multipart) into MockCDN's S3 API and into moto_server
 #   resize           per-request resize next to in-process libvips, and a cached variant

@@ -133,6 +133,27 @@ struct MultipartParserTests {
         #expect(same)
     }
 
+    @Test("a chunk of body bytes full of CRs and near-delimiters leaves as one slice, not one per CR")
+    func oneSlicePerChunk() throws {
+        var parser = MultipartParser(boundary: "boundary")
+        var events: [MultipartParser.Event] = []
+        // Every 100 bytes a CR, a CRLF-- and a delimiter that breaks off one byte short.
+        let piece = [UInt8](repeating: 1, count: 80) + Array("\r\r\n--\r\n--boundar".utf8) + [0x0d, 0x0a]
+        var data = ByteBuffer()
+        for _ in 0..<1000 { data.writeBytes(piece) }
+        try parser.feed(ByteBuffer(string: "--boundary\r\nA: 1\r\n\r\n"), into: &events)
+        events.removeAll()
+        try parser.feed(data, into: &events)
+        // The chunk ends in CRLF, the delimiter's first two bytes: held back until the next chunk.
+        let sizes = events.map { event -> Int in
+            if case .body(let slice) = event { return slice.readableBytes }
+            return -1
+        }
+        #expect(sizes == [data.readableBytes - 2])
+        try parser.feed(ByteBuffer(string: "--boundary--\r\n"), into: &events)
+        #expect(parser.isComplete)
+    }
+
     @Test("the input that crashed the server is refused with 400 and the server lives on")
     func regression() async throws {
         let input = try Data(contentsOf: Fixture.url("../Fuzz/Regressions/FuzzMultipart/non-ascii-header-name"))

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import MockCDNCore
 import NIOCore
+import NIOPosix
 
 /// An S3 request's body on its way to the store (PutObject, UploadPart): aws-chunked framing taken off when
 /// its signature says so, every byte through its `PayloadDigests`; once whole, held to what the signature
@@ -65,8 +66,15 @@ struct S3Payload: Sendable {
 
 /// A body on its way to the store: its aws-chunked framing taken off (when `chunked`), each chunk through the
 /// digests.
+///
+/// The digests (MD5 for the ETag, and the checksum) are the costliest work an upload does on its bytes, so they
+/// run beside it: chunks are handed to the thread pool in batches of `batchBytes`, one batch hashed while the
+/// next is read and stored, in order (a batch goes only once the one before it is done). The body ends only
+/// after its last bytes are hashed, so the digests are whole when the store asks for attributes.
 struct PayloadBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
     typealias Element = ByteBuffer
+    /// Bytes hashed per trip to the thread pool.
+    static var batchBytes: Int { 1024 * 1024 }
     let base: Base
     let chunked: AWSChunkedBody<Base>?
     let digests: PayloadDigests
@@ -75,11 +83,35 @@ struct PayloadBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable wher
         var plain: Base.AsyncIterator?
         var chunked: AWSChunkedBody<Base>.AsyncIterator?
         let digests: PayloadDigests
+        /// Chunks read but not yet handed to the digests (slices of the body, not copies), and their size.
+        var batch: [ByteBuffer] = []
+        var batchSize = 0
+        /// The batch being hashed on the thread pool. A body left unread midway leaves it to finish alone: it
+        /// only reads bytes it holds.
+        var hashing: EventLoopFuture<Void>?
 
         mutating func next() async throws -> ByteBuffer? {
             let chunk = self.chunked != nil ? try await self.chunked!.next() : try await self.plain!.next()
-            guard let chunk else { return nil }
-            self.digests.update(chunk)
+            guard let chunk else {
+                try await self.hashing?.get()
+                self.hashing = nil
+                for piece in self.batch { self.digests.update(piece) }
+                self.batch = []
+                return nil
+            }
+            self.batch.append(chunk)
+            self.batchSize += chunk.readableBytes
+            if self.batchSize >= PayloadBody.batchBytes {
+                try await self.hashing?.get()
+                let (batch, digests) = (self.batch, self.digests)
+                self.hashing = NIOThreadPool.singleton.runIfActive(
+                    eventLoop: MultiThreadedEventLoopGroup.singleton.any()
+                ) {
+                    for piece in batch { digests.update(piece) }
+                }
+                self.batch = []
+                self.batchSize = 0
+            }
             return chunk
         }
     }

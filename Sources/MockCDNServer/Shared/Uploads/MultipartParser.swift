@@ -153,15 +153,25 @@ struct MultipartParser {
                 }
             case .body(let matched):
                 if matched == 0 {
-                    // Fast path: skip to the next CR, the only byte that can start a delimiter.
-                    guard let carriageReturn = Self.nextCarriageReturn(in: chunk, from: index) else {
+                    // Fast path: search the chunk's contiguous bytes for the whole delimiter, so a part's body
+                    // leaves as one slice per chunk however many CRs it holds.
+                    switch self.scanBody(chunk, from: index) {
+                    case .found(let start):
+                        emitBody(upTo: start)
+                        events.append(.partEnd)
+                        self.headerBytes = 0
+                        self.state = .afterDelimiter(dashes: 0, sawCR: false)
+                        index = start + self.delimiter.count
+                    case .partial(let start):
+                        // The chunk ends inside what may be a delimiter: hold those bytes back until the next
+                        // chunk tells.
+                        emitBody(upTo: start)
+                        self.state = .body(matched: bytes.endIndex - start)
                         index = bytes.endIndex
-                        continue
+                    case .none:
+                        index = bytes.endIndex
                     }
-                    index = carriageReturn
-                    // Bytes before the CR are body; the CR is held back until it is known not to delimit.
-                    emitBody(upTo: index)
-                    self.state = .body(matched: 1)
+                    continue
                 } else if byte == self.delimiter[matched] {
                     if matched + 1 == self.delimiter.count {
                         bodyStart = nil
@@ -195,15 +205,35 @@ struct MultipartParser {
         return false
     }
 
-    /// The absolute index of the next CR at or after `index`, found with memchr: body bytes are most of
-    /// an upload, and this is the loop they pass through.
-    private static func nextCarriageReturn(in chunk: ByteBuffer, from index: Int) -> Int? {
+    /// Where the body's search for the delimiter ended in one chunk.
+    private enum Scan {
+        /// The whole delimiter starts at this absolute index.
+        case found(Int)
+        /// The chunk ends with the delimiter's first bytes, from this absolute index.
+        case partial(Int)
+        /// No delimiter starts in the rest of the chunk.
+        case none
+    }
+
+    /// Searches the chunk from `index` for the delimiter: memchr to each CR, the only byte that starts one,
+    /// then memcmp of the delimiter's length. Body bytes are most of an upload, and this is the loop they
+    /// pass through; the delimiter holds CR only at its start, so a failed comparison resumes after the CR.
+    private func scanBody(_ chunk: ByteBuffer, from index: Int) -> Scan {
         chunk.withUnsafeReadableBytes { bytes in
-            let offset = index - chunk.readerIndex
-            guard offset < bytes.count, let base = bytes.baseAddress,
-                let found = memchr(base + offset, 0x0D, bytes.count - offset)
-            else { return nil }
-            return chunk.readerIndex + (UnsafeRawPointer(found) - base)
+            self.delimiter.withUnsafeBytes { delimiter in
+                guard let base = bytes.baseAddress, let pattern = delimiter.baseAddress else { return .none }
+                var offset = index - chunk.readerIndex
+                while offset < bytes.count, let found = memchr(base + offset, 0x0D, bytes.count - offset) {
+                    let start = UnsafeRawPointer(found) - base
+                    let compared = min(delimiter.count, bytes.count - start)
+                    if memcmp(base + start, pattern, compared) == 0 {
+                        return compared == delimiter.count
+                            ? .found(chunk.readerIndex + start) : .partial(chunk.readerIndex + start)
+                    }
+                    offset = start + 1
+                }
+                return .none
+            }
         }
     }
 
