@@ -41,6 +41,16 @@ def median_range(samples, unit="", digits=1):
             f"({min(samples):,.{digits}f}-{max(samples):,.{digits}f})")
 
 
+def alternating(runs, ours_once, reference_once):
+    """`runs` rounds, each measuring MockCDN and then its reference: (MockCDN's samples, the reference's, and
+    each round's ratio of the two)."""
+    ours, references = [], []
+    for _ in range(runs):
+        ours.append(ours_once())
+        references.append(reference_once())
+    return ours, references, [mine / reference for mine, reference in zip(ours, references)]
+
+
 def reads(binary, seconds, runs):
     """Read throughput against connections, MockCDN and nginx alternating within each round."""
     work = tempfile.mkdtemp(prefix="mockcdn-scale-")
@@ -57,13 +67,11 @@ def reads(binary, seconds, runs):
         nginx_url = bench.checked("nginx", nginx.link("small.bin"), data)
         rows, ours, theirs = [], [], []
         for connections in (1, 16, 64, 256):
-            rates, references, ratios = [], [], []
-            for _ in range(runs):
-                rate = bench.wrk(url, seconds, [f"fat: {fat}"], connections=connections)
-                reference = bench.wrk(nginx_url, seconds, connections=connections)
-                rates.append(rate)
-                references.append(reference)
-                ratios.append(rate / reference)
+            rates, references, ratios = alternating(
+                runs,
+                lambda: bench.wrk(url, seconds, [f"fat: {fat}"], connections=connections),
+                lambda: bench.wrk(nginx_url, seconds, connections=connections),
+            )
             ours.append(statistics.median(rates))
             theirs.append(statistics.median(references))
             rows.append(f"| {connections} | {median_range(rates, digits=0)} | {median_range(references, digits=0)} "
@@ -248,12 +256,7 @@ def resizes(binary, per_worker, runs):
             return parallel * per_worker / (time.perf_counter() - began)
 
         for parallel in (1, 2, 4):
-            rates, references, ratios = [], [], []
-            for _ in range(runs):
-                rate, reference = ours_once(parallel), theirs_once(parallel)
-                rates.append(rate)
-                references.append(reference)
-                ratios.append(rate / reference)
+            rates, references, ratios = alternating(runs, lambda: ours_once(parallel), lambda: theirs_once(parallel))
             ours.append(statistics.median(rates))
             theirs.append(statistics.median(references))
             rows.append(f"| {parallel} | {median_range(rates)} | {median_range(references)} | "
