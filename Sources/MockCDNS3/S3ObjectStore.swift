@@ -50,7 +50,7 @@ public final class S3ObjectStore: ObjectStore {
     public init(
         client: S3Client,
         partSize: Int = 8 << 20,
-        partsInFlight: Int = 3,
+        partsInFlight: Int = 2,
         metadataStaleness: Duration = .seconds(1),
         recordCapacity: Int = 10_000,
         now: @escaping @Sendable () -> Date = { Date() }
@@ -90,34 +90,44 @@ public final class S3ObjectStore: ObjectStore {
                 var etags: [(number: Int, etag: String)] = []
                 var sent = 0
                 var running = 0
-                for try await chunk in body {
-                    try intake.take(chunk)
-                    var chunk = chunk
-                    while chunk.readableBytes > 0 {
-                        var piece = chunk.readSlice(
-                            length: min(chunk.readableBytes, self.partSize - pending.readableBytes)
-                        )!
-                        if pending.capacity < self.partSize, pending.readableBytes + piece.readableBytes > 1 << 20 {
-                            pending.reserveCapacity(self.partSize)
+                do {
+                    for try await chunk in body {
+                        try intake.take(chunk)
+                        var chunk = chunk
+                        while chunk.readableBytes > 0 {
+                            var piece = chunk.readSlice(
+                                length: min(chunk.readableBytes, self.partSize - pending.readableBytes)
+                            )!
+                            if pending.capacity < self.partSize, pending.readableBytes + piece.readableBytes > 1 << 20 {
+                                pending.reserveCapacity(self.partSize)
+                            }
+                            pending.writeBuffer(&piece)
+                            guard pending.readableBytes == self.partSize else { continue }
+                            if upload == nil { upload = try await self.client.createMultipartUpload(blob) }
+                            if running == self.partsInFlight, let done = try await group.next() {
+                                etags.append((done.number, done.etag))
+                                spare.append(done.buffer)
+                                running -= 1
+                            }
+                            sent += 1
+                            let (number, id, part, client) = (sent, upload!, pending, self.client)
+                            group.addTask {
+                                (
+                                    number,
+                                    try await client.uploadPart(blob, uploadID: id, number: number, bytes: part), part
+                                )
+                            }
+                            running += 1
+                            // The part is the upload's now: fill a returned one (its memory kept) or a new one.
+                            pending = spare.popLast() ?? ByteBuffer()
+                            pending.clear()
                         }
-                        pending.writeBuffer(&piece)
-                        guard pending.readableBytes == self.partSize else { continue }
-                        if upload == nil { upload = try await self.client.createMultipartUpload(blob) }
-                        if running == self.partsInFlight, let done = try await group.next() {
-                            etags.append((done.number, done.etag))
-                            spare.append(done.buffer)
-                            running -= 1
-                        }
-                        sent += 1
-                        let (number, id, part, client) = (sent, upload!, pending, self.client)
-                        group.addTask {
-                            (number, try await client.uploadPart(blob, uploadID: id, number: number, bytes: part), part)
-                        }
-                        running += 1
-                        // The part is the upload's now: fill a returned one (its memory kept) or a new one.
-                        pending = spare.popLast() ?? ByteBuffer()
-                        pending.clear()
                     }
+                } catch {
+                    // The parts already going up finish before the upload is aborted: an abort that races its own
+                    // parts can find the store still busy with them and leave the upload open.
+                    while !group.isEmpty { _ = try? await group.next() }
+                    throw error
                 }
                 if let id = upload, pending.readableBytes > 0 {
                     sent += 1
