@@ -13,6 +13,7 @@
 #   upload           100 MiB upload to --data-dir, peak RSS and throughput next to cp + sync
 #   upload-s3-store  the same upload with --store s3:// on moto_server
 #   s3-upload        `aws s3 cp` of 100 MiB (multipart) into MockCDN's S3 API and into moto_server
+#   s3-store         reads and uploads through --store s3:// next to moto_server alone (Benchmarks/s3_store.py)
 #   resize           per-request resize next to in-process libvips, and a cached variant
 #   events           small PutObject throughput with no webhook and with a webhook that never answers
 # With no SECTION every one runs and latest.md is rewritten; with some, only those run and are printed, and
@@ -25,7 +26,7 @@ chosen=()
 for argument in "$@"; do
     case "$argument" in
     --quick) quick=1 ;;
-    reads | upload | upload-s3-store | s3-upload | resize | events) chosen+=("$argument") ;;
+    reads | upload | upload-s3-store | s3-upload | s3-store | resize | events) chosen+=("$argument") ;;
     -h | --help) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" && exit 0 ;;
     *) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" >&2; exit 2 ;;
     esac
@@ -105,6 +106,12 @@ output=Benchmarks/results/latest.md
         echo "## S3 upload (100 MiB, aws s3 cp, multipart)"
         echo
         python3 Benchmarks/s3_upload.py --binary "$binary"
+    fi
+    if runs s3-store; then
+        echo
+        echo "## The S3 store (64 KiB FAT reads, 100 MiB uploads) next to moto_server alone"
+        echo
+        python3 Benchmarks/s3_store.py --binary "$binary" --seconds "$seconds"
     fi
     if runs resize; then
         echo
