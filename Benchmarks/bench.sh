@@ -14,6 +14,7 @@
 #   upload           100 MiB upload to --data-dir, peak RSS; multipart and raw PUT next to nginx's WebDAV PUT and cp + sync
 #   upload-s3-store  the same upload with --store s3:// on moto_server
 #   s3-upload        `aws s3 cp` of 100 MiB (multipart) into MockCDN's S3 API and into moto_server
+#   s3-store         reads and uploads through --store s3:// next to moto_server alone (Benchmarks/s3_store.py)
 #   resize           per-request resize next to in-process libvips, and a cached variant
 #   events           small PutObject throughput with no webhook and with a webhook that never answers
 #   small-objects    boto3 PUT and GET objects/s at concurrency 1 and 25, 1 KB and 100 KB, next to moto_server
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     case "$argument" in
     --quick) quick=1 ;;
     --before) BEFORE=$(realpath "${1:?--before needs a mockcdn binary}") && shift ;;
-    reads | upload | upload-s3-store | s3-upload | resize | events | small-objects | scale | profile)
+    reads | upload | upload-s3-store | s3-upload | s3-store | resize | events | small-objects | scale | profile)
         chosen+=("$argument") ;;
     -h | --help) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" && exit 0 ;;
     *) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" >&2; exit 2 ;;
@@ -125,6 +126,12 @@ output=Benchmarks/results/latest.md
         echo "## S3 upload (100 MiB, aws s3 cp, multipart)"
         echo
         python3 Benchmarks/s3_upload.py --binary "$binary"
+    fi
+    if runs s3-store; then
+        echo
+        echo "## The S3 store (64 KiB FAT reads, 100 MiB uploads) next to moto_server alone"
+        echo
+        python3 Benchmarks/s3_store.py --binary "$binary" --seconds "$seconds"
     fi
     if runs resize; then
         echo

@@ -12,6 +12,10 @@ import NIOCore
 /// - `meta/KEY`: the object's metadata as JSON, naming its blob. Writing it is the commit: until then the new
 ///   bytes are invisible, and a replaced object's old bytes stay readable until the new record lands.
 ///
+/// A read is one GET of the blob when the record is in `records` (trusted for `metadataStaleness`), streamed as
+/// it arrives; a blob found gone (deleted or replaced by another instance) drops the record, so bytes are never
+/// stale. An upload's parts go up `partsInFlight` at a time.
+///
 /// A body over the limit, a client that goes away, or a store error aborts the multipart upload and removes the
 /// blob (`discard`, retried while the store is away): nothing partial is ever visible. A crash between the blob and its record leaves an orphan blob that no
 /// record names; `removeAll` sweeps it, and a bucket lifecycle rule (AbortIncompleteMultipartUpload) ends
@@ -23,15 +27,38 @@ public final class S3ObjectStore: ObjectStore {
     /// How many records a listing reads at once.
     let listingConcurrency = 8
 
+    /// How many parts of one upload go up at once (each holds a part's memory while it does).
+    let partsInFlight: Int
+    /// The records read lately, trusted for a bounded time (see `S3RecordCache`).
+    let records: S3RecordCache
+
     /// The record kept at `meta/KEY`.
-    struct Record: Codable {
+    struct Record: Codable, Sendable {
         var metadata: ObjectMetadata
         var blob: String
     }
 
-    public init(client: S3Client, partSize: Int = 8 << 20) {
+    /// - Parameters:
+    ///   - client: the bucket.
+    ///   - partSize: bytes per multipart part, at least 5 MiB.
+    ///   - partsInFlight: parts of one upload sent at once, at least 1; an upload holds at most one more part
+    ///     than this in memory.
+    ///   - metadataStaleness: how long a record read is trusted for answers made from metadata alone (zero
+    ///     reads the record at every read).
+    ///   - recordCapacity: the most records kept.
+    ///   - now: the clock records age by.
+    public init(
+        client: S3Client,
+        partSize: Int = 8 << 20,
+        partsInFlight: Int = 2,
+        metadataStaleness: Duration = .seconds(1),
+        recordCapacity: Int = 10_000,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.client = client
         self.partSize = max(partSize, 5 << 20)
+        self.partsInFlight = max(partsInFlight, 1)
+        self.records = S3RecordCache(staleness: metadataStaleness, capacity: max(recordCapacity, 1), now: now)
     }
 
     var prefix: String { self.client.location.prefix }
@@ -48,41 +75,71 @@ public final class S3ObjectStore: ObjectStore {
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         let blob = self.prefix + "blobs/" + key.rawValue + "/" + UUID().uuidString.lowercased()
         var intake = ObjectIntake(maxBytes: maxBytes)
-        // At most one part, handed whole to the upload and then reused for the next: one part's memory per
-        // upload, never grown past it (ByteBuffer doubles when it grows, so a body past 1 MiB gets exactly a
-        // part's room), never copied, and never freed and allocated again per part (glibc would keep freed
-        // parts in per-thread arenas).
+        // The part being filled, and up to `partsInFlight` parts going up at once over the pool; a part's
+        // buffer comes back when its upload is done and is filled again (one part's memory each, never grown
+        // past it: ByteBuffer doubles when it grows, so a body past 1 MiB gets exactly a part's room; never
+        // copied; and never freed and allocated again per part, as glibc would keep freed parts in per-thread
+        // arenas).
         var pending = ByteBuffer()
         var upload: String? = nil
-        var parts: [(number: Int, etag: String)] = []
-        func send(_ part: ByteBuffer) async throws {
-            if upload == nil { upload = try await self.client.createMultipartUpload(blob) }
-            let number = parts.count + 1
-            parts.append(
-                (number, try await self.client.uploadPart(blob, uploadID: upload!, number: number, bytes: part))
-            )
-        }
         do throws(any Error) {
-            for try await chunk in body {
-                try intake.take(chunk)
-                var chunk = chunk
-                while chunk.readableBytes > 0 {
-                    var piece = chunk.readSlice(
-                        length: min(chunk.readableBytes, self.partSize - pending.readableBytes)
-                    )!
-                    if pending.capacity < self.partSize, pending.readableBytes + piece.readableBytes > 1 << 20 {
-                        pending.reserveCapacity(self.partSize)
+            let parts = try await withThrowingTaskGroup(
+                of: (number: Int, etag: String, buffer: ByteBuffer).self
+            ) { group in
+                var spare: [ByteBuffer] = []
+                var etags: [(number: Int, etag: String)] = []
+                var sent = 0
+                var running = 0
+                do {
+                    for try await chunk in body {
+                        try intake.take(chunk)
+                        var chunk = chunk
+                        while chunk.readableBytes > 0 {
+                            var piece = chunk.readSlice(
+                                length: min(chunk.readableBytes, self.partSize - pending.readableBytes)
+                            )!
+                            if pending.capacity < self.partSize, pending.readableBytes + piece.readableBytes > 1 << 20 {
+                                pending.reserveCapacity(self.partSize)
+                            }
+                            pending.writeBuffer(&piece)
+                            guard pending.readableBytes == self.partSize else { continue }
+                            if upload == nil { upload = try await self.client.createMultipartUpload(blob) }
+                            if running == self.partsInFlight, let done = try await group.next() {
+                                etags.append((done.number, done.etag))
+                                spare.append(done.buffer)
+                                running -= 1
+                            }
+                            sent += 1
+                            let (number, id, part, client) = (sent, upload!, pending, self.client)
+                            group.addTask {
+                                (
+                                    number,
+                                    try await client.uploadPart(blob, uploadID: id, number: number, bytes: part), part
+                                )
+                            }
+                            running += 1
+                            // The part is the upload's now: fill a returned one (its memory kept) or a new one.
+                            pending = spare.popLast() ?? ByteBuffer()
+                            pending.clear()
+                        }
                     }
-                    pending.writeBuffer(&piece)
-                    if pending.readableBytes == self.partSize {
-                        try await send(pending)
-                        // The upload has let go of it: the next part reuses the same memory.
-                        pending.clear()
+                } catch {
+                    // The parts already going up finish before the upload is aborted: an abort that races its own
+                    // parts can find the store still busy with them and leave the upload open.
+                    while !group.isEmpty { _ = try? await group.next() }
+                    throw error
+                }
+                if let id = upload, pending.readableBytes > 0 {
+                    sent += 1
+                    let (number, part, client) = (sent, pending, self.client)
+                    group.addTask {
+                        (number, try await client.uploadPart(blob, uploadID: id, number: number, bytes: part), part)
                     }
                 }
+                while let done = try await group.next() { etags.append((done.number, done.etag)) }
+                return etags.sorted { $0.number < $1.number }
             }
             if let started = upload {
-                if pending.readableBytes > 0 { try await send(pending) }
                 try await self.client.completeMultipartUpload(blob, uploadID: started, parts: parts)
             } else {
                 try await self.client.putObject(blob, bytes: pending)
@@ -90,11 +147,13 @@ public final class S3ObjectStore: ObjectStore {
             let attributes = try await attributes(intake.finish())
             let metadata = intake.metadata(for: key, attributes: attributes)
             let previous = try await self.record(key)
+            let record = Record(metadata: metadata, blob: blob)
             try await self.client.putObject(
                 self.recordKey(key),
-                bytes: ByteBuffer(bytes: try JSONEncoder().encode(Record(metadata: metadata, blob: blob))),
+                bytes: ByteBuffer(bytes: try JSONEncoder().encode(record)),
                 contentType: "application/json"
             )
+            self.records.keep(record, for: key)
             if let previous { try? await self.client.deleteObject(previous.record.blob) }
             return metadata
         } catch {
@@ -128,8 +187,9 @@ public final class S3ObjectStore: ObjectStore {
         }
     }
 
+    /// The metadata of the object, from a record read within the staleness bound when there is one.
     public func metadata(for key: ObjectKey) async throws -> ObjectMetadata? {
-        try await self.record(key)?.record.metadata
+        try await self.currentRecord(key)?.metadata
     }
 
     public func read(
@@ -137,23 +197,36 @@ public final class S3ObjectStore: ObjectStore {
         range: Range<Int>?,
         into consumer: (ByteBuffer) async throws -> Void
     ) async throws {
-        guard let record = try await self.record(key)?.record else { throw MockCDNError.objectNotFound }
+        try await self.open(key, range: range).read(into: consumer)
+    }
+
+    /// One GET of the blob the record names (the record itself from the cache when it is fresh), answered once
+    /// S3 sent the response head; the body streams as it arrives.
+    ///
+    /// - Throws: `MockCDNError.objectNotFound` when there is no record, or its blob is gone: deleted or replaced
+    ///   by another instance since the record was read. The record is then forgotten, so a reader that asks
+    ///   again reads it from the bucket.
+    public func open(_ key: ObjectKey, range: Range<Int>?) async throws -> OpenedRead {
+        guard let record = try await self.currentRecord(key) else { throw MockCDNError.objectNotFound }
         let range = try range?.validated(within: record.metadata.size)
-        if range?.isEmpty == true || record.metadata.size == 0 { return }
-        // Deleted or replaced by another instance since the record was read.
+        if range?.isEmpty == true || record.metadata.size == 0 { return OpenedRead { _ in } }
         guard let response = try await self.client.getObject(record.blob, range: range) else {
+            self.records.forget(key)
             throw MockCDNError.objectNotFound
         }
-        var received = 0
         let expected = range?.count ?? record.metadata.size
-        try await self.client.bounded {
-            for try await chunk in response.body {
-                received += chunk.readableBytes
-                try await consumer(chunk)
+        let client = self.client
+        return OpenedRead { consumer in
+            var received = 0
+            try await client.bounded {
+                for try await chunk in response.body {
+                    received += chunk.readableBytes
+                    try await consumer(chunk)
+                }
             }
-        }
-        guard received == expected else {
-            throw MockCDNError.storageFailure("the S3 store sent \(received) of \(expected) bytes")
+            guard received == expected else {
+                throw MockCDNError.storageFailure("the S3 store sent \(received) of \(expected) bytes")
+            }
         }
     }
 
@@ -174,6 +247,7 @@ public final class S3ObjectStore: ObjectStore {
                     contentType: "application/json",
                     ifMatch: etag
                 )
+                self.records.keep(record, for: key)
                 return record.metadata
             } catch let failure as S3Client.Failure where failure.status == 412 {
                 continue
@@ -184,8 +258,12 @@ public final class S3ObjectStore: ObjectStore {
 
     @discardableResult
     public func delete(_ key: ObjectKey) async throws -> Bool {
-        guard let record = try await self.record(key)?.record else { return false }
+        guard let record = try await self.record(key)?.record else {
+            self.records.forget(key)
+            return false
+        }
         try await self.client.deleteObject(self.recordKey(key))
+        self.records.forget(key)
         try await self.client.deleteObject(record.blob)
         return true
     }
@@ -214,6 +292,7 @@ public final class S3ObjectStore: ObjectStore {
     /// Everything under the prefix: records first (so nothing is visible half-removed), then blobs, orphans
     /// included, and any multipart upload left open.
     public func removeAll() async throws {
+        defer { self.records.forgetAll() }
         for upload in try await self.client.incompleteUploads(prefix: self.prefix) {
             try await self.client.abortMultipartUpload(upload.key, uploadID: upload.uploadID)
         }
@@ -241,7 +320,15 @@ public final class S3ObjectStore: ObjectStore {
 
     // MARK: - Records
 
-    /// The record of `key` and its ETag, or nil.
+    /// The record of `key`: the cached one while it is fresh, else read from the bucket (and cached).
+    func currentRecord(_ key: ObjectKey) async throws -> Record? {
+        if let cached = self.records.fresh(key) { return cached }
+        let record = try await self.record(key)?.record
+        self.records.keep(record, for: key)
+        return record
+    }
+
+    /// The record of `key` and its ETag, read from the bucket, or nil.
     func record(_ key: ObjectKey) async throws -> (record: Record, etag: String?)? {
         guard let (body, etag) = try await self.client.getSmallObject(self.recordKey(key)) else { return nil }
         guard let record = try? JSONDecoder().decode(Record.self, from: Data(body.readableBytesView)),

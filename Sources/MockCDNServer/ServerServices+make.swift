@@ -13,7 +13,12 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
     // libvips is not started here: CVipsLoader loads it on the first image operation.
     var store: any ObjectStore
     if let location = configuration.s3Store {
-        let s3 = S3ObjectStore(client: S3Client(location: location))
+        let clock = configuration.clock
+        let s3 = S3ObjectStore(
+            client: S3Client(location: location),
+            metadataStaleness: configuration.s3MetadataStaleness,
+            now: { clock.now }
+        )
         // A bucket that is not there, or keys it refuses, stop the start with the reason; an endpoint that does
         // not answer does not: the server starts degraded, answers 503 until the store is back, and says so
         // on /_mockcdn/health.

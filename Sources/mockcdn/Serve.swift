@@ -43,6 +43,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ServeSetting.s3Variants.argumentHelp)
     var s3Variants: String?
 
+    @Option(help: ServeSetting.s3MetadataTTL.argumentHelp)
+    var s3MetadataTtlMs: String?
+
     @Option(help: ServeSetting.publicURL.argumentHelp)
     var publicURL: String?
 

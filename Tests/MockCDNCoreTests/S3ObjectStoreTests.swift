@@ -2,6 +2,7 @@ import Foundation
 import MockCDNCore
 import MockCDNS3
 import NIOCore
+import Synchronization
 import Testing
 
 /// What only the S3 store does: multipart uploads (aborted when a write fails), records as the commit point,
@@ -58,11 +59,19 @@ struct S3ObjectStoreTests {
         #expect(try await client.incompleteUploads(prefix: "").isEmpty)
     }
 
-    @Test("a second store on the same bucket sees writes, metadata changes and deletes at once")
+    /// A clock that moves only when told, for the records' staleness bound.
+    final class ManualTime: Sendable {
+        private let current = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+        var now: Date { self.current.withLock { $0 } }
+        func advance(by seconds: TimeInterval) { self.current.withLock { $0 += seconds } }
+    }
+
+    @Test("a second store on the same bucket sees writes and deletes at once, metadata changes within the bound")
     func twoInstances() async throws {
         let client = try await MotoServer.bucket(prefix: "shared/")
-        let first = S3ObjectStore(client: client)
-        let second = S3ObjectStore(client: S3Client(location: client.location))
+        let time = ManualTime()
+        let first = S3ObjectStore(client: client, metadataStaleness: .seconds(1), now: { time.now })
+        let second = S3ObjectStore(client: S3Client(location: client.location), metadataStaleness: .zero)
         let key = try ObjectKey("attachments/1/a.txt")
         let written = try await first.put(
             key,
@@ -73,13 +82,70 @@ struct S3ObjectStoreTests {
         #expect(try await second.metadata(for: key) == written)
         #expect(try await second.collect(key) == ByteBuffer(string: "shared bytes"))
         try await second.updateMetadata(key) { $0.owner = "bob" }
+        // The first trusts the record its write left for a second of its clock, then reads the bucket's.
+        #expect(try await first.metadata(for: key)?.owner == "alice")
+        time.advance(by: 0.999)
+        #expect(try await first.metadata(for: key)?.owner == "alice")
+        time.advance(by: 0.001)
         #expect(try await first.metadata(for: key)?.owner == "bob")
+        // A clock moved back does not make a record fresh for longer.
+        time.advance(by: -10)
+        try await second.updateMetadata(key) { $0.owner = "carol" }
+        #expect(try await first.metadata(for: key)?.owner == "carol")
         #expect(try await second.list(prefix: "attachments/").map(\.key) == ["attachments/1/a.txt"])
-        #expect(try await second.delete(key))
-        #expect(try await first.metadata(for: key) == nil)
+
+        // Replaced by the second: the first's fresh record names a blob that is gone, so its read fails as a
+        // missing object (a server reads again) and forgets the record; the next read has the new bytes.
+        let replaced = try await second.put(
+            key,
+            body: ObjectStoreTests.chunks(Array("new bytes".utf8), size: 4),
+            attributes: Self.attributes,
+            maxBytes: 100
+        )
+        #expect(try await first.metadata(for: key)?.etag == written.etag)
         await #expect(throws: MockCDNError.objectNotFound) { try await first.collect(key) }
+        #expect(try await first.metadata(for: key) == replaced)
+        #expect(try await first.collect(key) == ByteBuffer(string: "new bytes"))
+
+        // Deleted by the second: bytes are never served from the record.
+        #expect(try await second.delete(key))
+        await #expect(throws: MockCDNError.objectNotFound) { try await first.collect(key) }
+        #expect(try await first.metadata(for: key) == nil)
         try await first.removeAll()
         #expect(try await client.listKeys(prefix: "").isEmpty)
+    }
+
+    @Test("the store's own writes and deletes update its records at once, whatever the bound")
+    func ownWrites() async throws {
+        let client = try await MotoServer.bucket(prefix: "own/")
+        let store = S3ObjectStore(client: client, metadataStaleness: .seconds(60), recordCapacity: 1)
+        let key = try ObjectKey("attachments/1/b.txt")
+        let other = try ObjectKey("attachments/1/c.txt")
+        for (text, owner) in [("one", "alice"), ("two", "bob")] {
+            try await store.put(
+                key,
+                body: ObjectStoreTests.chunks(Array(text.utf8), size: 2),
+                attributes: ObjectAttributes(contentType: "text/plain", owner: owner),
+                maxBytes: 100
+            )
+            #expect(try await store.metadata(for: key)?.owner == owner)
+            #expect(try await store.collect(key) == ByteBuffer(string: text))
+        }
+        try await store.updateMetadata(key) { $0.owner = "carol" }
+        #expect(try await store.metadata(for: key)?.owner == "carol")
+        // One record at most: another key's takes its place, and both still read right.
+        try await store.put(
+            other,
+            body: ObjectStoreTests.chunks(Array("three".utf8), size: 2),
+            attributes: Self.attributes,
+            maxBytes: 100
+        )
+        #expect(try await store.collect(other) == ByteBuffer(string: "three"))
+        #expect(try await store.collect(key) == ByteBuffer(string: "two"))
+        #expect(try await store.delete(key))
+        #expect(try await store.metadata(for: key) == nil)
+        try await store.removeAll()
+        #expect(try await store.metadata(for: other) == nil)
     }
 
     @Test("an endpoint that does not answer is a storage failure within the time limit, not a hang")

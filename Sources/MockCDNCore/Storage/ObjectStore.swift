@@ -42,6 +42,18 @@ public protocol ObjectStore: Sendable {
         into consumer: (ByteBuffer) async throws -> Void
     ) async throws
 
+    /// Starts reading the object (or `range` of it) and answers once the store has found the bytes, for a
+    /// reader to stream when it has committed to an answer.
+    ///
+    /// - Parameters:
+    ///   - key: the object.
+    ///   - range: byte offsets to read, within the object; nil for all of it.
+    /// - Returns: the started read.
+    /// - Throws: `MockCDNError.objectNotFound` (the bytes are gone: a store shared with other instances may
+    ///   have had the object deleted or replaced since its metadata was read), `.rangeNotSatisfiable`,
+    ///   `.storageFailure`.
+    func open(_ key: ObjectKey, range: Range<Int>?) async throws -> OpenedRead
+
     /// Changes an object's metadata (owner, extras); its bytes, size and hashes stay as they are.
     ///
     /// - Parameters:
@@ -86,6 +98,11 @@ public protocol ObjectStore: Sendable {
 }
 
 extension ObjectStore {
+    /// A store that reads its own memory or disk has nothing to find first: the read starts when streamed.
+    public func open(_ key: ObjectKey, range: Range<Int>?) async throws -> OpenedRead {
+        OpenedRead { consumer in try await self.read(key, range: range, into: consumer) }
+    }
+
     /// Not in memory: reads stream through `read(_:range:into:)`.
     public func resident(_ key: ObjectKey) async throws -> (metadata: ObjectMetadata, bytes: ByteBuffer)? { nil }
 

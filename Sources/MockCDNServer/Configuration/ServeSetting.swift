@@ -188,6 +188,14 @@ extension ServeSetting {
             )
         }
     }
+    public static let s3MetadataTTL: ServeSetting = ServeSetting.integer(
+        "s3_metadata_ttl_ms",
+        0...60_000,
+        default: 1000,
+        help: "With an s3:// store, milliseconds an object's metadata is trusted once read, so a read is one "
+            + "request to the bucket; HEAD, 304 and 412 may be that stale after another instance changed the "
+            + "object, bytes never are. 0 reads the metadata at every read."
+    ) { $0.s3MetadataStaleness = .milliseconds($1) }
     public static let publicURL: ServeSetting = ServeSetting.text(
         "public_url",
         .text(minimumLength: 1),
@@ -277,7 +285,8 @@ extension ServeSetting {
     /// Every setting, in the order `--help` and the README list them (and `resolve` applies them: `store`
     /// before `s3_variants`, which needs it).
     public static let all: [ServeSetting] = [
-        .config, .host, .port, .dataDir, .store, .s3PathStyle, .s3Variants, .publicURL, .tlsCertificate, .tlsKey,
+        .config, .host, .port, .dataDir, .store, .s3PathStyle, .s3Variants, .s3MetadataTTL, .publicURL,
+        .tlsCertificate, .tlsKey,
         .logLevel, .variantCacheMB,
         .fixtures,
         .adminToken,

@@ -18,6 +18,10 @@ public struct ServerConfiguration: Sendable {
     public var s3Store: S3Location?
     /// With `s3Store`, resized variants are also kept in the bucket under `PREFIX/variants/` for every instance.
     public var s3Variants = false
+    /// With `s3Store`, how long an object's record (its metadata) is trusted once read: answers made from
+    /// metadata alone (HEAD, 304, 412) may be that stale after another instance changed the object; reads of
+    /// bytes never are. Zero reads the record at every read.
+    public var s3MetadataStaleness = Duration.zero
     /// The base URL links are built on, when clients reach the server through another name (a proxy,
     /// a container); nil means `http://HOST:PORT` as bound.
     public var publicURL: String?

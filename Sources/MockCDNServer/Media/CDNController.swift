@@ -38,7 +38,14 @@ struct CDNController {
         let query = context.query(of: request)
         let credential = try self.authorizer.authorize(request, context: context, app: app, key: key, query: query)
         return try await CredentialNote.answer(authorisedBy: credential, request: request, context: context) {
-            try await self.serve(request, context: context, app: app, key: key, query: query)
+            do {
+                return try await self.serve(request, context: context, app: app, key: key, query: query)
+            } catch let error as MockCDNError where error == .objectNotFound {
+                // The metadata named bytes that are gone: another instance on a shared bucket deleted or
+                // replaced the object since it was read. The store has dropped what it knew, so a second try
+                // reads it afresh and answers the new object, or 404.
+                return try await self.serve(request, context: context, app: app, key: key, query: query)
+            }
         }
     }
 
@@ -93,7 +100,7 @@ struct CDNController {
                 }
                 closes = true
             }
-            var response = try Self.respond(
+            var response = try await Self.respond(
                 to: request,
                 query: query,
                 app: app,
@@ -118,7 +125,7 @@ struct CDNController {
         let checksums =
             request.headers[Self.checksumMode]?.uppercased() == "ENABLED"
             ? ObjectHeaders.checksumHeaders(of: metadata) : [:]
-        return try Self.respond(
+        return try await Self.respond(
             to: request,
             query: query,
             app: app,
@@ -136,8 +143,10 @@ struct CDNController {
                         ?? bytes
                 )
             }
+            // Opened before the answer's head goes out, so that bytes found gone are a 404, not a cut answer.
+            let opened = try await store.open(key, range: range)
             return ResponseBody(contentLength: range?.count ?? metadata.size) { writer in
-                try await store.read(key, range: range) { chunk in try await writer.write(chunk) }
+                try await opened.read { chunk in try await writer.write(chunk) }
                 try await writer.finish(nil)
             }
         }
@@ -167,8 +176,8 @@ struct CDNController {
         etag: String,
         lastModified: Date,
         size: Int,
-        body: (Range<Int>?) -> ResponseBody
-    ) throws -> Response {
+        body: (Range<Int>?) async throws -> ResponseBody
+    ) async throws -> Response {
         var headers: HTTPFields = [
             .contentType: contentType,
             .eTag: etag,
@@ -231,7 +240,7 @@ struct CDNController {
         headers[.contentLength] = String(range?.count ?? size)
         guard request.method != .head else { return Response(status: status, headers: headers) }
         guard range?.isEmpty != true else { return Response(status: status, headers: headers) }
-        return Response(status: status, headers: headers, body: body(range))
+        return Response(status: status, headers: headers, body: try await body(range))
     }
 
     /// The variant for `transform`, from the cache or made now (off the event loop). The pixel bounds on

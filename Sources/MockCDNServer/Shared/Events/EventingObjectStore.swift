@@ -34,6 +34,11 @@ struct EventingObjectStore: ObjectStore {
         try await self.base.read(key, range: range, into: consumer)
     }
 
+    /// Opens a read in the base store.
+    func open(_ key: ObjectKey, range: Range<Int>?) async throws -> OpenedRead {
+        try await self.base.open(key, range: range)
+    }
+
     /// Changes metadata in the base store; no event (AWS emits none for it either).
     @discardableResult
     func updateMetadata(_ key: ObjectKey, _ change: (inout ObjectMetadata) -> Void) async throws -> ObjectMetadata {
