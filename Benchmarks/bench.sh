@@ -15,6 +15,7 @@
 #   s3-upload        `aws s3 cp` of 100 MiB (multipart) into MockCDN's S3 API and into moto_server
 #   resize           per-request resize next to in-process libvips, and a cached variant
 #   events           small PutObject throughput with no webhook and with a webhook that never answers
+#   memory           RSS idle, right after the reads and a minute of FAT reads, and 30 s later (memory.md)
 # With no SECTION every one runs and latest.md is rewritten; with some, only those run and are printed, and
 # latest.md is left alone.
 set -euo pipefail
@@ -25,7 +26,7 @@ chosen=()
 for argument in "$@"; do
     case "$argument" in
     --quick) quick=1 ;;
-    reads | upload | upload-s3-store | s3-upload | resize | events) chosen+=("$argument") ;;
+    reads | upload | upload-s3-store | s3-upload | resize | events | memory) chosen+=("$argument") ;;
     -h | --help) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" && exit 0 ;;
     *) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" >&2; exit 2 ;;
     esac
@@ -117,5 +118,12 @@ output=Benchmarks/results/latest.md
         echo "## Uploads with a hanging webhook target"
         echo
         python3 Benchmarks/upload_events.py --binary "$binary"
+    fi
+    if runs memory; then
+        echo
+        echo "## Memory under read load"
+        echo
+        python3 Benchmarks/memory.py --binary "$binary" --seconds "$seconds" --load-seconds "$load_seconds" \
+            --output Benchmarks/results/memory.md
     fi
 } | tee "$output"
