@@ -64,7 +64,8 @@ let package = Package(
             name: "CMockCDNCrypto",
             dependencies: ["CLibCrypto"]
         ),
-        // The allocator setting `mockcdn serve` makes at start (large blocks mapped and unmapped, glibc only).
+        // The allocator setting `mockcdn serve` makes at start (large blocks mapped and unmapped), and the trim
+        // of free memory a quiet server makes (glibc only).
         .target(name: "CMockCDNMemory"),
         // libvips, found through pkg-config.
         .systemLibrary(
@@ -112,6 +113,8 @@ let package = Package(
             dependencies: [
                 "MockCDNCore",
                 "MockCDNS3",
+                // malloc_trim once the server is quiet (IdleMemoryTrim).
+                "CMockCDNMemory",
                 // Webhook deliveries of upload events (the client the S3 store already uses).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),

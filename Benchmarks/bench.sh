@@ -21,6 +21,7 @@
 #   scale            cost against work: reads by connections, ListObjectsV2 by keys, journal queries by
 #                    entries, resizes by concurrent sources, a video poster; tables and SVG charts
 #   profile          perf's top-10 functions of the FAT read (symbols from `swift build -c release`)
+#   memory           RSS idle, right after the reads and a minute of FAT reads, and 30 s later (memory.md)
 # With no SECTION every one runs and latest.md is rewritten; with some, only those run and are printed, and
 # latest.md is left alone.
 set -euo pipefail
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
     case "$argument" in
     --quick) quick=1 ;;
     --before) BEFORE=$(realpath "${1:?--before needs a mockcdn binary}") && shift ;;
-    reads | upload | upload-s3-store | s3-upload | s3-store | resize | events | small-objects | scale | profile)
+    reads | upload | upload-s3-store | s3-upload | s3-store | resize | events | small-objects | scale | profile | memory)
         chosen+=("$argument") ;;
     -h | --help) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" && exit 0 ;;
     *) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" >&2; exit 2 ;;
@@ -162,5 +163,12 @@ output=Benchmarks/results/latest.md
         echo "## Profile of the FAT read"
         echo
         python3 Benchmarks/profile.py --binary .build/release/mockcdn
+    fi
+    if runs memory; then
+        echo
+        echo "## Memory under read load"
+        echo
+        python3 Benchmarks/memory.py --binary "$binary" --seconds "$seconds" --load-seconds "$load_seconds" \
+            --output Benchmarks/results/memory.md
     fi
 } | tee "$output"

@@ -18,3 +18,11 @@ int CMockCDNMemory_keepLargeAllocationsMapped(size_t threshold) {
     return 0;
 #endif
 }
+
+int CMockCDNMemory_returnFreeMemory(void) {
+#if defined(__GLIBC__)
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
+}

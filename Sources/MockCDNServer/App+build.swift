@@ -46,8 +46,8 @@ public func buildApplication(
             serverName: "MockCDN",
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.connectionLimit)
         ),
-        // Webhook deliveries run beside the server, off every request's path.
-        services: [services.events.deliveries],
+        // Webhook deliveries and the allocator's trim run beside the server, off every request's path.
+        services: [services.events.deliveries, services.memoryTrim],
         onServerRunning: { channel in
             let url =
                 "\(scheme)://\(hostForURL(configuration.host)):\(channel.localAddress?.port ?? configuration.port)"
@@ -69,7 +69,9 @@ func addSurfaces(
     services: ServerServices,
     configuration: ServerConfiguration
 ) {
-    // Outermost: `100 Continue` at the first body read, and no connection left reading a body nobody sends.
+    // Outermost: each arrival counted, so a quiet server returns its free memory (and only a quiet one).
+    _ = router.add(middleware: IdleMemoryTrim.Middleware(trim: services.memoryTrim))
+    // `100 Continue` at the first body read, and no connection left reading a body nobody sends.
     _ = router.add(middleware: EarlyAnswerMiddleware())
     _ = router.add(
         middleware: BrowserPolicyMiddleware(allowHeaders: [

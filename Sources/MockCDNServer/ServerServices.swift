@@ -35,6 +35,8 @@ struct ServerServices: Sendable {
     let multipart = MultipartUploads()
     /// This process among the instances that share a store (health names it).
     let instance = SecureBytes.random(count: 6).hexString
+    /// Returns the allocator's free memory once no request has arrived for a moment.
+    let memoryTrim = IdleMemoryTrim()
 
     /// Back to the startup state: objects (fixtures reloaded), multipart uploads and their parts, variants,
     /// verified credentials, journal, faults, clock, channel membership and upload settings, and the event

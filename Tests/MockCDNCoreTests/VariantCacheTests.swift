@@ -270,4 +270,18 @@ struct VariantCacheTests {
         #expect(ImageVariant(stored: ByteBuffer(string: "image/png\r\nX-Evil: 1\nbytes")) == nil)
         #expect(ImageVariant(stored: ByteBuffer(string: "no newline")) == nil)
     }
+
+    @Test("many tiny variants cannot hold more than the memory limit in bookkeeping")
+    func bookkeepingCounts() async throws {
+        // Ten bytes each, and 100 of them in a 16 KiB budget: by their bytes alone all would stay.
+        let cache = VariantCache(memoryLimit: 16 * 1024, directory: nil)
+        for index in 0..<100 {
+            _ = try await cache.variant(object: "media/\(index).png", etag: "e", transform: "w=10") {
+                Self.variant("0123456789")
+            }
+        }
+        // Each costs at least its ten bytes, twice its key and a fixed 256 bytes of bookkeeping.
+        #expect(cache.count <= 16 * 1024 / (10 + 256))
+        #expect(cache.count > 0)
+    }
 }

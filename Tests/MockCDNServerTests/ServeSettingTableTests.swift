@@ -68,7 +68,9 @@ struct ServeSettingTableTests {
         let configuration = try ServerConfiguration.resolve(flags: ServeSettings(), environment: [:])
         let integers: [(ServeSetting, Int)] = [
             (.port, configuration.port), (.variantCacheMB, configuration.variantCacheBytes / 1024 / 1024),
-            (.journalSize, configuration.journalCapacity), (.idleTimeout, configuration.idleTimeoutSeconds),
+            (.journalSize, configuration.journalCapacity),
+            (.credentialCacheSize, configuration.credentialCacheCapacity),
+            (.idleTimeout, configuration.idleTimeoutSeconds),
             (.memoryStoreMB, configuration.memoryStoreBytes / 1024 / 1024),
         ]
         for (setting, value) in integers { #expect(setting.defaultText == String(value), "\(setting)") }

@@ -13,4 +13,14 @@
 /// @return 1 when applied, 0 otherwise.
 int CMockCDNMemory_keepLargeAllocationsMapped(size_t threshold);
 
+/// Gives the free memory of every allocator arena back to the system.
+///
+/// glibc keeps what a thread frees in that thread's arena for its next allocation, and returns only the free
+/// top of the main heap on its own; after a burst of requests on several threads, RSS stays at the burst's
+/// peak. malloc_trim(0) unmaps the free pages of every arena (madvise), taking each arena's lock in turn.
+/// Does nothing where the C library is not glibc.
+///
+/// @return 1 when memory was returned, 0 otherwise.
+int CMockCDNMemory_returnFreeMemory(void);
+
 #endif

@@ -215,7 +215,7 @@ public final class VariantCache: Sendable {
         self.state.withLock { state in
             for key in state.keysByObject.removeValue(forKey: object) ?? [] {
                 if let entry = state.entries.removeValue(forKey: key) {
-                    state.bytes -= entry.variant.bytes.readableBytes
+                    state.bytes -= Self.memoryCost(of: entry.variant, key: key)
                 }
             }
             let keyPrefix = object + "\n"
@@ -337,21 +337,32 @@ public final class VariantCache: Sendable {
         fileName: String,
         state: inout State
     ) {
-        guard state.entries[key] == nil, variant.bytes.readableBytes <= self.memoryLimit else { return }
+        let cost = Self.memoryCost(of: variant, key: key)
+        guard state.entries[key] == nil, cost <= self.memoryLimit else { return }
         state.entries[key] = Entry(variant: variant, lastUse: state.clock, fileName: fileName)
         state.keysByObject[object, default: []].insert(key)
-        state.bytes += variant.bytes.readableBytes
+        state.bytes += cost
         guard state.bytes > self.memoryLimit else { return }
         // Evict least recently used entries down to 90% of the limit, so eviction is not paid per insert.
         for (oldKey, entry) in state.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
             guard state.bytes > self.memoryLimit / 10 * 9 else { break }
             state.entries[oldKey] = nil
-            state.bytes -= entry.variant.bytes.readableBytes
+            state.bytes -= Self.memoryCost(of: entry.variant, key: oldKey)
             let owner = String(oldKey.prefix { $0 != "\n" })
             state.keysByObject[owner]?.remove(oldKey)
             if state.keysByObject[owner]?.isEmpty == true { state.keysByObject[owner] = nil }
         }
     }
+
+    /// What an entry costs the memory budget: the variant's bytes, its key (kept twice: by key and by object)
+    /// and `entryOverhead`, so that many small variants cannot hold more than `memoryLimit` in bookkeeping.
+    static func memoryCost(of variant: ImageVariant, key: String) -> Int {
+        variant.bytes.readableBytes + 2 * key.utf8.count + Self.entryOverhead
+    }
+
+    /// An entry's fixed bookkeeping, rounded up: its slots in two dictionaries, the entry, the file name (65
+    /// bytes), the content type and the ETag.
+    static let entryOverhead = 256
 
     // MARK: - Disk
 

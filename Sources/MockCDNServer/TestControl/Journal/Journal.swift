@@ -71,11 +71,21 @@ final class Journal: Sendable {
         "fat", "signature", "x-amz-signature", "x-amz-security-token", "token", "access_token", "jwt",
         "authorization",
     ]
-    /// The most characters of a path or query an entry keeps, so the ring's memory stays bounded.
+    /// The most UTF-8 bytes of a path or query an entry keeps (then `…`), so an entry's memory has a bound
+    /// whatever the characters: `--journal-size` entries of at most this much each (`docs/memory.md`).
     static let maximumTextLength = 2048
 
+    /// The text, or as many of its first whole Unicode scalars as fit in `maximumTextLength` bytes and `…`.
     static func bounded(_ text: String) -> String {
-        text.utf8.count <= maximumTextLength ? text : String(text.prefix(maximumTextLength)) + "…"
+        guard text.utf8.count > maximumTextLength else { return text }
+        var kept = String.UnicodeScalarView()
+        var length = 0
+        for scalar in text.unicodeScalars {
+            length += UTF8.width(scalar)
+            guard length <= maximumTextLength else { break }
+            kept.append(scalar)
+        }
+        return String(kept) + "…"
     }
 
     let capacity: Int
