@@ -20,6 +20,7 @@ import concurrent.futures
 import http.client
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -164,10 +165,8 @@ def listings(binary, runs):
 def journal_sizes(binary):
     """The journal's largest size, from the server's own help text (`--journal-size`, 1-N)."""
     text = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True).stdout
-    import re
-
-    match = re.search(r"journal-size[^\n]*\n?[^\n]*?1-([\d,_]+)", text)
-    largest = int(match.group(1).replace(",", "").replace("_", "")) if match else 100_000
+    match = re.search(r"--journal-size.*?1-([\d,]+)", text, re.S)
+    largest = int(match.group(1).replace(",", "")) if match else 100_000
     return [size for size in (10_000, 100_000, 1_000_000) if size <= largest]
 
 
@@ -180,13 +179,11 @@ def journal(binary, seconds, runs):
         server = bench.MockCDN(binary, "--journal-size", str(size))
         try:
             url = f"{server.base}/demo/missing.bin"
-            while True:
-                subprocess.run(bench.pinned(1, ["wrk", "-t2", "-c64", f"-d{seconds}s", url]), capture_output=True,
-                               check=True)
-                status, body = bench.fetch(f"{server.base}/_mockcdn/requests?method=GET")
-                held = len(json.loads(body)["requests"])
-                if held >= size:
-                    break
+            sent = 0  # every request wrk sends is journaled; the journal holds the last `size` of them
+            while sent < size:
+                output = subprocess.run(bench.pinned(1, ["wrk", "-t2", "-c64", f"-d{seconds}s", url]),
+                                        capture_output=True, text=True, check=True).stdout
+                sent += int(re.search(r"(\d+) requests in", output).group(1))
             query = f"{server.base}/_mockcdn/requests?method=DELETE"
 
             def check(status, body):

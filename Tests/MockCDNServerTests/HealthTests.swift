@@ -192,7 +192,7 @@ struct ServeSettingsTests {
             (["MOCKCDN_PORT": "eighty"], ServeSettings(), "MOCKCDN_PORT must be an integer"),
             (["MOCKCDN_LOG_LEVEL": "loud"], ServeSettings(), "MOCKCDN_LOG_LEVEL must be one of trace, debug"),
             ([:], ServeSettings(flags: [.adminToken: "short"]), "--admin-token must be at least 16 characters"),
-            ([:], ServeSettings(flags: [.journalSize: "0"]), "--journal-size must be 1...100000"),
+            ([:], ServeSettings(flags: [.journalSize: "0"]), "--journal-size must be 1...1000000"),
             ([:], ServeSettings(flags: [.idleTimeout: "0"]), "--idle-timeout must be 1...3600"),
             ([:], ServeSettings(flags: [.memoryStoreMB: "0"]), "--memory-store-mb must be 1...1048576"),
             ([:], ServeSettings(flags: [.variantCacheMB: "-1"]), "--variant-cache-mb must be 0...65536"),

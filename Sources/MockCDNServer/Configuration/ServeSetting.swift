@@ -248,7 +248,7 @@ extension ServeSetting {
     ) { $0.adminToken = $1 }
     public static let journalSize: ServeSetting = ServeSetting.integer(
         "journal_size",
-        1...100_000,
+        1...1_000_000,
         default: 1000,
         help: "Requests the journal keeps; the oldest goes first."
     ) { $0.journalCapacity = $1 }
