@@ -121,11 +121,13 @@ class Measure:
 
 
 class MockCDN:
-    def __init__(self, binary, *flags, env=None):
+    def __init__(self, binary, *flags, env=None, cpu=0):
+        """Starts `mockcdn serve` on CPU `cpu` (None: on every CPU)."""
         self.binary = binary
         self.port = free_port()
+        argv = [binary, "serve", "--port", str(self.port), "--log-level", "error", *flags]
         self.process = subprocess.Popen(
-            pinned(0, [binary, "serve", "--port", str(self.port), "--log-level", "error", *flags]),
+            argv if cpu is None else pinned(cpu, argv),
             stdout=subprocess.DEVNULL, cwd=REPO, env={**os.environ, **(env or {})},
         )
         if not wait_200(self.port, "/_mockcdn/health"):

@@ -4,8 +4,8 @@ text, no plotting package."""
 import html
 import math
 
-WIDTH, HEIGHT = 560, 320
-LEFT, RIGHT, TOP, BOTTOM = 72, 150, 36, 48
+WIDTH, HEIGHT = 640, 320
+LEFT, RIGHT, TOP, BOTTOM = 72, 200, 36, 48
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
 
 
