@@ -115,6 +115,31 @@ struct CDNController {
             return response
         }
         let store = self.store
+        return try Self.original(request, query: query, app: app, metadata: metadata, part: part) { range in
+            if let bytes = resident?.bytes { return ResponseBody(byteBuffer: Self.slice(bytes, range)) }
+            return ResponseBody(contentLength: range?.count ?? metadata.size) { writer in
+                try await store.read(key, range: range) { chunk in try await writer.write(chunk) }
+                try await writer.finish(nil)
+            }
+        }
+    }
+
+    /// The answer to a read of the object itself (no variant), once a credential authorised it: the route's
+    /// and the fast path's (`FastReads`), which hands in the bytes it holds.
+    ///
+    /// - Parameters:
+    ///   - part: the part a `?partNumber=` read asks for.
+    ///   - body: the body of the bytes in `range` (nil: all of them); not called for an answer without one.
+    /// - Returns: the answer.
+    /// - Throws: `S3Error` 412 for a failed precondition, 416 for an unsatisfiable range, 400 for a bad part.
+    static func original(
+        _ request: Request,
+        query: QueryItems,
+        app: MediaApp,
+        metadata: ObjectMetadata,
+        part: PartRead?,
+        body: (Range<Int>?) -> ResponseBody
+    ) throws -> Response {
         let checksums =
             request.headers[Self.checksumMode]?.uppercased() == "ENABLED"
             ? ObjectHeaders.checksumHeaders(of: metadata) : [:]
@@ -128,19 +153,14 @@ struct CDNController {
             contentType: metadata.contentType,
             etag: metadata.etag,
             lastModified: metadata.created,
-            size: metadata.size
-        ) { range in
-            if let bytes = resident?.bytes {
-                return ResponseBody(
-                    byteBuffer: range.map { bytes.getSlice(at: bytes.readerIndex + $0.lowerBound, length: $0.count)! }
-                        ?? bytes
-                )
-            }
-            return ResponseBody(contentLength: range?.count ?? metadata.size) { writer in
-                try await store.read(key, range: range) { chunk in try await writer.write(chunk) }
-                try await writer.finish(nil)
-            }
-        }
+            size: metadata.size,
+            body: body
+        )
+    }
+
+    /// The bytes of `range` (nil: all) of an object held in memory; a slice, nothing copied.
+    static func slice(_ bytes: ByteBuffer, _ range: Range<Int>?) -> ByteBuffer {
+        range.map { bytes.getSlice(at: bytes.readerIndex + $0.lowerBound, length: $0.count)! } ?? bytes
     }
 
     /// The header a read sends to be told the stored checksum.
