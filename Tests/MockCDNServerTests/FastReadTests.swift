@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MockCDNCore
 import MockCDNTesting
+import NIOCore
 import Testing
 
 @testable import MockCDNServer
@@ -17,28 +18,71 @@ import Darwin
 /// journal entries and the same counts; and `mockcdn_fast_reads_total` shows which reads took the fast path.
 @Suite("Fast reads")
 struct FastReadTests {
-    /// The server's clock while the fixtures load, so that both servers stamp the same `Last-Modified`.
+    /// When the objects were stored, so that both servers answer the same `Last-Modified`; the reads' clock
+    /// is ten seconds later.
     static let loaded: Int64 = 1_800_000_000
 
-    /// A 64 KiB object, a page and an SVG (active content), in a fixtures folder of their own.
-    static let fixtures: String = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-fast-\(UUID().uuidString)")
-        try! FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let big = Data((0..<(64 * 1024)).map { UInt8(truncatingIfNeeded: $0 * 7 + 3) })
-        try! big.write(to: folder.appendingPathComponent("big.bin"))
-        try! Data("<!doctype html><html><body><script>alert(1)</script></body></html>\n".utf8)
-            .write(to: folder.appendingPathComponent("page.html"))
-        try! Data(
-            #"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>"#.utf8
-        ).write(to: folder.appendingPathComponent("icon.svg"))
-        return folder.path
-    }()
+    /// A 64 KiB object, a page and an SVG (active content), by key and type.
+    static let objects: [(key: String, type: String, bytes: Data)] = [
+        (
+            "demo/fixtures/big.bin", "application/octet-stream",
+            Data((0..<(64 * 1024)).map { UInt8(truncatingIfNeeded: $0 * 7 + 3) })
+        ),
+        (
+            "demo/fixtures/page.html", "text/html",
+            Data("<!doctype html><html><body><script>alert(1)</script></body></html>\n".utf8)
+        ),
+        (
+            "demo/fixtures/icon.svg", "image/svg+xml",
+            Data(
+                #"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>"#.utf8
+            )
+        ),
+    ]
 
-    static func configuration(fast: Bool) -> ServerConfiguration {
+    /// The server's own store, kept for the test to fill.
+    final class StoreBox: @unchecked Sendable {
+        var store: (any ObjectStore)?
+    }
+
+    static func configuration(fast: Bool, box: StoreBox = StoreBox()) -> ServerConfiguration {
         var configuration = ServerConfiguration(logLevel: .warning)
-        configuration.fixturesDirectory = Self.fixtures
+        configuration.fixturesDirectory = nil
         configuration.fastReads = fast
+        configuration.storeWrapper = { store in
+            box.store = store
+            return store
+        }
         return configuration
+    }
+
+    /// Runs `body` with a server (fast reads on or off) that holds `objects`, stored at `loaded`, its clock at
+    /// `loaded + 10`.
+    static func withServer<Result: Sendable>(
+        fast: Bool,
+        _ body: @Sendable (RunningMockCDN) async throws -> Result
+    ) async throws -> Result {
+        let box = StoreBox()
+        return try await MockCDNTestServer.withRunning(Self.configuration(fast: fast, box: box)) { server in
+            let store = try #require(box.store)
+            for (key, type, bytes) in Self.objects {
+                let buffer = ByteBuffer(bytes: bytes)
+                _ = try await store.put(
+                    try ObjectKey(key),
+                    body: AsyncStream {
+                        $0.yield(buffer)
+                        $0.finish()
+                    },
+                    attributes: ObjectAttributes(
+                        contentType: type,
+                        created: Date(timeIntervalSince1970: TimeInterval(Self.loaded))
+                    ),
+                    maxBytes: bytes.count
+                )
+            }
+            server.setClock(to: Date(timeIntervalSince1970: TimeInterval(Self.loaded + 10)))
+            return try await body(server)
+        }
     }
 
     /// One request of the scenario, and whether it is one the fast path answers.
@@ -213,12 +257,7 @@ struct FastReadTests {
     }
 
     static func observe(fast: Bool) async throws -> Observed {
-        try await MockCDNTestServer.withRunning(Self.configuration(fast: fast)) { server in
-            // The fixtures again, stamped at `loaded`; a reset also empties the journal and the caches.
-            server.setClock(to: Date(timeIntervalSince1970: TimeInterval(Self.loaded)))
-            let reset = try await HTTP.send("POST", server.url("/_mockcdn/reset"), body: Data("{}".utf8))
-            try #require(reset.status == 200)
-            server.setClock(to: Date(timeIntervalSince1970: TimeInterval(Self.loaded + 10)))
+        try await Self.withServer(fast: fast) { server in
             let port = try #require(server.baseURL.port)
             let authority = "127.0.0.1:\(port)"
             let first = try await RawHTTP.exchange(port: port, [try Self.reads(authority: authority, etag: nil)[0]])
@@ -296,11 +335,9 @@ struct FastReadTests {
     @Test("the fast path answers exactly the reads it may, and none with fast_reads off")
     func taken() async throws {
         for enabled in [true, false] {
-            try await MockCDNTestServer.withRunning(Self.configuration(fast: enabled)) { server in
+            try await Self.withServer(fast: enabled) { server in
                 let port = try #require(server.baseURL.port)
-                // Minted at `loaded + 10`: the server's clock is there too.
                 let reads = try Self.reads(authority: "127.0.0.1:\(port)", etag: "\"x\"")
-                server.setClock(to: Date(timeIntervalSince1970: TimeInterval(Self.loaded + 10)))
                 let before = try await Self.fastReadCount(server)
                 for read in reads {
                     _ = try await RawHTTP.exchange(port: port, [read])
