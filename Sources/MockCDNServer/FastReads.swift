@@ -154,6 +154,7 @@ struct FastReads: Sendable {
     /// or control prefix).
     private func mediaApp(of path: String) -> String? {
         let bytes = path.utf8
+        let slashByte = UInt8(ascii: "/")
         guard bytes.first == UInt8(ascii: "/"), !BrowserPolicyMiddleware<AppRequestContext>.isControl(path: path)
         else { return nil }
         let rest = bytes.dropFirst()
@@ -162,7 +163,9 @@ struct FastReads: Sendable {
             !rest[..<slash].contains(UInt8(ascii: "%"))
         else { return nil }
         // Empty segments, which the router skips, stay the router's.
-        guard bytes.last != UInt8(ascii: "/"), !path.contains("//") else { return nil }
+        guard bytes.last != UInt8(ascii: "/"),
+            !zip(bytes, bytes.dropFirst()).contains(where: { $0 == $1 && $0 == slashByte })
+        else { return nil }
         let app = String(Substring(rest[..<slash]))
         return self.reserved.contains(app) ? nil : app
     }

@@ -360,6 +360,57 @@ struct FastReadTests {
     }
 }
 
+extension FastReadTests {
+    @Test("a connection busy with fast reads is not idle, and an idle one still closes at the idle timeout")
+    func idleTimeout() async throws {
+        var configuration = Self.configuration(fast: true)
+        configuration.idleTimeoutSeconds = 1
+        let box = StoreBox()
+        configuration.storeWrapper = { store in
+            box.store = store
+            return store
+        }
+        try await MockCDNTestServer.withRunning(configuration) { server in
+            let store = try #require(box.store)
+            let bytes = ByteBuffer(string: "tiny")
+            _ = try await store.put(
+                try ObjectKey("demo/fixtures/tiny.txt"),
+                body: AsyncStream {
+                    $0.yield(bytes)
+                    $0.finish()
+                },
+                attributes: ObjectAttributes(contentType: "text/plain"),
+                maxBytes: 4
+            )
+            let app = try MediaApp(.demo)
+            let now = server.clock.unixSeconds
+            let fat = FileAccessToken.issue(
+                FileAccessClaims(appID: "demo", userID: "alice", issuedAt: now, expiresAt: now + 3600),
+                key: app.secretKey
+            )
+            let read = Read(
+                name: "tiny",
+                method: "GET",
+                target: "/demo/fixtures/tiny.txt",
+                headers: [("fat", fat)],
+                fast: true
+            )
+            let port = try #require(server.baseURL.port)
+            let before = try await Self.fastReadCount(server)
+            // Eight reads 0.4 s apart: 2.8 s on a connection whose idle timeout is 1 s.
+            let (replies, closed) = try await RawHTTP.paced(
+                port: port,
+                Array(repeating: read, count: 8),
+                pause: 0.4,
+                idle: 3
+            )
+            #expect(replies.map(\.status) == Array(repeating: 200, count: 8))
+            #expect(try await Self.fastReadCount(server) == before + 8)
+            #expect(closed, "an idle connection is closed after the idle timeout")
+        }
+    }
+}
+
 /// An answer read off a raw socket.
 struct RawReply: Sendable {
     let status: Int
@@ -392,12 +443,46 @@ enum RawHTTP {
     static func exchange(port: Int, _ reads: [FastReadTests.Read], pipelined: Bool = false) async throws -> [RawReply] {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try Self.blockingExchange(port: port, reads, pipelined: pipelined) })
+                continuation.resume(
+                    with: Result { try Self.blockingExchange(port: port, reads, pipelined: pipelined).replies }
+                )
             }.start()
         }
     }
 
-    static func blockingExchange(port: Int, _ reads: [FastReadTests.Read], pipelined: Bool) throws -> [RawReply] {
+    /// The answers to `reads` sent one at a time, `pause` seconds apart, on one connection; then whether the
+    /// server closed that connection within `idle` seconds of the last answer.
+    static func paced(
+        port: Int,
+        _ reads: [FastReadTests.Read],
+        pause: TimeInterval,
+        idle: TimeInterval
+    ) async throws -> (replies: [RawReply], closed: Bool) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    with: Result {
+                        let (replies, closed) = try Self.blockingExchange(
+                            port: port,
+                            reads,
+                            pipelined: false,
+                            pause: pause,
+                            idle: idle
+                        )
+                        return (replies, closed ?? false)
+                    }
+                )
+            }.start()
+        }
+    }
+
+    static func blockingExchange(
+        port: Int,
+        _ reads: [FastReadTests.Read],
+        pipelined: Bool,
+        pause: TimeInterval = 0,
+        idle: TimeInterval? = nil
+    ) throws -> (replies: [RawReply], closed: Bool?) {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "socket") }
         defer { close(socket) }
@@ -438,11 +523,17 @@ enum RawHTTP {
             for read in reads { replies.append(try receive(head: read.method == "HEAD")) }
         } else {
             for read in reads {
+                if pause > 0, !replies.isEmpty { Thread.sleep(forTimeInterval: pause) }
                 try send(text(read))
                 replies.append(try receive(head: read.method == "HEAD"))
             }
         }
-        return replies
+        guard let idle else { return (replies, nil) }
+        var wait = timeval(tv_sec: Int(idle), tv_usec: Int((idle - idle.rounded(.down)) * 1e6))
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        var byte: UInt8 = 0
+        // 0: the server closed it; -1: the wait ran out with the connection open.
+        return (replies, recv(socket, &byte, 1, 0) == 0)
     }
 
     /// One whole answer off the front of `buffer`, or nil when more bytes are needed.
