@@ -253,6 +253,7 @@ struct FastReadTests {
         var pipelined: [RawReply] = []
         var journal: [[String: String]] = []
         var counts: [String] = []
+        var report = ""
         var fastReads = 0
     }
 
@@ -281,6 +282,7 @@ struct FastReadTests {
                 }
                 observed.journal.append(kept)
             }
+            observed.report = try await HTTP.get(server.url("/_mockcdn/report?format=markdown")).text
             observed.fastReads = try await Self.fastReadCount(server)
             observed.counts = try await HTTP.get(server.url("/metrics")).text.split(separator: "\n")
                 .filter { $0.hasPrefix("mockcdn_requests_total") || $0.hasPrefix("mockcdn_credential_cache_hits") }
@@ -329,6 +331,8 @@ struct FastReadTests {
             #expect(fastEntry == slowEntry, "journal entry \(index)")
         }
         #expect(fast.counts == slow.counts)
+        #expect(fast.report == slow.report)
+        #expect(fast.report.contains("media."))
         #expect(!fast.counts.isEmpty)
     }
 
