@@ -83,20 +83,21 @@ struct FastReads: Sendable {
         started: ContinuousClock.Instant,
         date: () -> String
     ) -> Answer? {
-        guard head.method == .get || head.method == .head, self.isBodiless(head),
-            !self.faults.isArmed, let path = head.path
-        else { return nil }
-        let (pathPart, rawQuery) = Self.split(path)
-        guard let appID = self.mediaApp(of: pathPart), let app = self.apps.app(id: appID),
+        guard head.method == .get || head.method == .head, self.isBodiless(head), !self.faults.isArmed else {
+            return nil
+        }
+        // The path and query as Hummingbird reads them for the router and every middleware.
+        let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
+        let path = request.uri.path
+        guard let appID = self.mediaApp(of: path), let app = self.apps.app(id: appID),
             VirtualHost.app(named: head.authority, in: self.apps) == nil
         else { return nil }
-        let query = QueryItems(rawQuery)
+        let query = QueryItems(request.uri.query)
         guard query.firstName(notIn: self.credentialParameters) == nil,
             !self.handoffs.contains(where: { $0.claims(query, headers: head.headerFields) }),
-            let key = try? ObjectKey(app: appID, percentEncodedPath: pathPart),
+            let key = try? ObjectKey(app: appID, percentEncodedPath: path),
             let (metadata, bytes) = self.store.residentNow(key)
         else { return nil }
-        let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
         // First the answer, which has no effect, then the credential, whose check counts a cache hit: a read
         // handed to the router after that would count it twice.
         var body: ByteBuffer? = nil
@@ -141,12 +142,6 @@ struct FastReads: Sendable {
         let fields = head.headerFields
         return fields[.contentLength] == nil && fields[.transferEncoding] == nil && fields[.expect] == nil
             && fields[.connection] == nil && fields[VirtualHost.header] == nil
-    }
-
-    /// The path and the query of a request target.
-    private static func split(_ target: String) -> (path: String, query: String?) {
-        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (target, nil) }
-        return (String(target[..<mark]), String(target[target.index(after: mark)...]))
     }
 
     /// The app a path-style media path names: `/{app}/{key...}` with a plain first segment that no other
