@@ -3,6 +3,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import MockCDNCore
+import NIOCore
 
 /// Builds the MockCDN application: the same one `mockcdn serve` runs and the tests start on port 0.
 ///
@@ -23,17 +24,40 @@ public func buildApplication(
     let services = try await makeServices(configuration, logger: logger)
     try await services.loadFixtures()
     let router = Router(context: AppRequestContext.self)
-    addSurfaces(to: router, services: services, configuration: configuration)
+    let reads = addSurfaces(to: router, services: services, configuration: configuration)
+    let idleTimeout = TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds))
+    let connectionLogger = logger
+    let fastReads =
+        configuration.fastReads
+        ? FastReads(
+            reads: reads,
+            reserved: routePrefixes,
+            journal: JournalMiddleware(journal: services.journal, clock: services.clock),
+            metrics: services.metrics,
+            faults: services.faults,
+            memoryTrim: services.memoryTrim,
+            browser: browserPolicy,
+            serverName: serverName,
+            logger: logger
+        ) : nil
     // The idle timeout also bounds a request head that never completes (slowloris) and a body that stops:
     // Hummingbird counts idleness from the last request part read or response written. A request head the
     // parser refuses is journaled by FramingErrorJournal; an answer that says `Connection: close` closes
-    // the connection once written (CloseAfterResponseHandler).
+    // the connection once written (CloseAfterResponseHandler). With fast reads, the connection state handler
+    // that keeps the idle timeout goes in front of FastReadHandler, so it sees the requests answered there
+    // too (Hummingbird's own, behind it, is then given none).
     let http = HTTPServerBuilder.http1(
         configuration: .init(
             additionalChannelHandlers: [
                 FramingErrorJournal(journal: services.journal, clock: services.clock), CloseAfterResponseHandler(),
-            ],
-            idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))
+            ]
+                + (fastReads.map {
+                    [
+                        HTTPConnectionStateHandler(idleTimeout: .init(idleTimeout), logger: connectionLogger),
+                        FastReadHandler(reads: $0),
+                    ]
+                } ?? []),
+            idleTimeout: fastReads == nil ? idleTimeout : nil
         )
     )
     let tls = try configuration.tlsConfiguration()
@@ -43,7 +67,7 @@ public func buildApplication(
         server: try tls.map { try .tls(http, tlsConfiguration: $0) } ?? http,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
-            serverName: "MockCDN",
+            serverName: serverName,
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.connectionLimit)
         ),
         // Webhook deliveries and the allocator's trim run beside the server, off every request's path.
@@ -58,27 +82,34 @@ public func buildApplication(
     )
 }
 
+/// The `Server` header of every answer.
+let serverName = "MockCDN"
+
+/// nosniff and CORS on every answer (`BrowserPolicyMiddleware`): the router's and the fast reads'.
+let browserPolicy = BrowserPolicyMiddleware<AppRequestContext>(allowHeaders: [
+    .accept, .authorization, .contentType, .origin, .range, .ifNoneMatch, .ifModifiedSince, .ifRange,
+    CometChatAPI.fatHeader, StreamAPI.authTypeHeader,
+])
+
 /// The first path segments of the routes that are not media reads: no app id may be one of them, or its
 /// media URLs would be shadowed. A test holds this list to the routes `addSurfaces` registers.
 let routePrefixes: Set<String> = [TestControl.prefix, "app", "apps", "channels", "api", "v1", "metrics"]
 
 /// Every middleware and every surface's routes, in order; `buildApplication` and `RouteCatalog` both call it.
 /// Each surface gets the services it uses, and only those.
+///
+/// - Returns: the media reads, which the fast reads share.
+@discardableResult
 func addSurfaces(
     to router: some RouterMethods<AppRequestContext>,
     services: ServerServices,
     configuration: ServerConfiguration
-) {
+) -> MediaReads {
     // Outermost: each arrival counted, so a quiet server returns its free memory (and only a quiet one).
     _ = router.add(middleware: IdleMemoryTrim.Middleware(trim: services.memoryTrim))
     // `100 Continue` at the first body read, and no connection left reading a body nobody sends.
     _ = router.add(middleware: EarlyAnswerMiddleware())
-    _ = router.add(
-        middleware: BrowserPolicyMiddleware(allowHeaders: [
-            .accept, .authorization, .contentType, .origin, .range, .ifNoneMatch, .ifModifiedSince, .ifRange,
-            CometChatAPI.fatHeader, StreamAPI.authTypeHeader,
-        ])
-    )
+    _ = router.add(middleware: browserPolicy)
     let control = TestControl(
         configuration: configuration,
         apps: services.apps,
@@ -126,7 +157,7 @@ func addSurfaces(
         uploadURLPut: cometChat.uploadURLPut
     )
     s3.addRoutes(to: router)
-    MediaReads(
+    let reads = MediaReads(
         apps: services.apps,
         store: services.store,
         clock: services.clock,
@@ -136,5 +167,7 @@ func addSurfaces(
         leading: [CometChatAPI.readCheck, S3API.readCheck],
         handoffs: [s3.listParts] + cometChat.filesHost,
         onRender: { [metrics = services.metrics] in metrics.resized(in: $0) }
-    ).addRoutes(to: router)
+    )
+    reads.addRoutes(to: router)
+    return reads
 }

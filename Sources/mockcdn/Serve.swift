@@ -82,6 +82,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ServeSetting.memoryStoreMB.argumentHelp)
     var memoryStoreMb: String?
 
+    @Option(help: ServeSetting.fastReads.argumentHelp)
+    var fastReads: String?
+
     func run() async throws {
         // Blocks of 1 MiB and more (S3 upload parts, variants) are mapped on their own and unmapped when freed,
         // so memory freed on one thread is not kept in another's arena (CMockCDNMemory says why).

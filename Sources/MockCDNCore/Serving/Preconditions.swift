@@ -42,6 +42,10 @@ public enum Preconditions {
         lastModified: Date,
         now: Date?
     ) -> Failure? {
+        // Most requests carry no condition: nothing to read.
+        guard ifMatch != nil || ifUnmodifiedSince != nil || ifNoneMatch != nil || ifModifiedSince != nil else {
+            return nil
+        }
         let tag = Self.unquoted(Substring(etag))
         if let ifMatch {
             guard Self.matches(ifMatch, tag, weakly: false) else { return .ifMatch }

@@ -73,6 +73,10 @@ public final class MemoryObjectStore: ObjectStore {
     }
 
     public func resident(_ key: ObjectKey) async throws -> (metadata: ObjectMetadata, bytes: ByteBuffer)? {
+        self.residentNow(key)
+    }
+
+    public func residentNow(_ key: ObjectKey) -> (metadata: ObjectMetadata, bytes: ByteBuffer)? {
         self.state.withLock { state in state.entries[key].map { ($0.metadata, $0.bytes) } }
     }
 

@@ -92,6 +92,11 @@ public protocol ObjectStore: Sendable {
     /// store does not keep bytes in memory, or has no such object.
     func resident(_ key: ObjectKey) async throws -> (metadata: ObjectMetadata, bytes: ByteBuffer)?
 
+    /// What `resident(_:)` answers, without waiting: for a store that holds its objects in memory behind a
+    /// lock, so that a read can be answered on the event loop that received it (the server's fast reads).
+    /// Nil for a store that would have to wait for its answer, whatever it holds.
+    func residentNow(_ key: ObjectKey) -> (metadata: ObjectMetadata, bytes: ByteBuffer)?
+
     /// Removes every object (`/_mockcdn/reset`); a requirement, so a store's own way (the S3 store also aborts
     /// open multipart uploads) is the one a reset through `any ObjectStore` runs.
     func removeAll() async throws
@@ -105,6 +110,9 @@ extension ObjectStore {
 
     /// Not in memory: reads stream through `read(_:range:into:)`.
     public func resident(_ key: ObjectKey) async throws -> (metadata: ObjectMetadata, bytes: ByteBuffer)? { nil }
+
+    /// Not at hand: every read waits for the store.
+    public func residentNow(_ key: ObjectKey) -> (metadata: ObjectMetadata, bytes: ByteBuffer)? { nil }
 
     /// Stores `body` under `key` with attributes known up front.
     ///

@@ -281,6 +281,17 @@ extension ServeSetting {
         default: 1024,
         help: "MiB the in-memory store holds, fixtures included; uploads past it answer 507."
     ) { $0.memoryStoreBytes = $1 * mebibyte }
+    public static let fastReads: ServeSetting = ServeSetting(
+        name: "fast_reads",
+        kind: .choice(["true", "false"]),
+        defaultText: "true",
+        help: "true answers a plain read of an object held in memory, whose credential holds, on the connection's "
+            + "event loop, with the very answer, journal entry and counts of the route; false sends every read "
+            + "through the router.",
+        defaultValue: .text("true")
+    ) { configuration, value, _ in
+        configuration.fastReads = value != .text("false")
+    }
 
     /// Every setting, in the order `--help` and the README list them (and `resolve` applies them: `store`
     /// before `s3_variants`, which needs it).
@@ -290,7 +301,7 @@ extension ServeSetting {
         .logLevel, .variantCacheMB,
         .fixtures,
         .adminToken,
-        .journalSize, .credentialCacheSize, .idleTimeout, .maxConnections, .memoryStoreMB,
+        .journalSize, .credentialCacheSize, .idleTimeout, .maxConnections, .memoryStoreMB, .fastReads,
     ]
 }
 

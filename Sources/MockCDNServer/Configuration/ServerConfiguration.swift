@@ -51,6 +51,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumConnections: Int?
     /// Bytes the in-memory store may hold (without a data directory).
     public var memoryStoreBytes = 0
+    /// Whether plain reads of objects held in memory are answered on the event loop (`FastReads`).
+    public var fastReads = true
     /// The clock every expiry reads. A harness in the same process (`MockCDNTesting`) keeps a reference to
     /// read and move it without a request.
     public var clock = MockClock()

@@ -100,7 +100,7 @@ struct CDNController {
                 }
                 closes = true
             }
-            var response = try await Self.respond(
+            var response = try Self.respond(
                 to: request,
                 query: query,
                 app: app,
@@ -121,11 +121,44 @@ struct CDNController {
             if closes { response.headers[.connection] = "close" }
             return response
         }
-        let store = self.store
+        // The range a body of bytes not held in memory is wanted for, once the answer has decided it.
+        var streamed: Range<Int>?? = nil
+        var response = try Self.original(request, query: query, app: app, metadata: metadata, part: part) { range in
+            if let bytes = resident?.bytes { return ResponseBody(byteBuffer: Self.slice(bytes, range)) }
+            streamed = .some(range)
+            return ResponseBody()
+        }
+        if case .some(let range) = streamed {
+            // Opened before the answer's head goes out, so that bytes found gone are a 404, not a cut answer.
+            let opened = try await self.store.open(key, range: range)
+            response.body = ResponseBody(contentLength: range?.count ?? metadata.size) { writer in
+                try await opened.read { chunk in try await writer.write(chunk) }
+                try await writer.finish(nil)
+            }
+        }
+        return response
+    }
+
+    /// The answer to a read of the object itself (no variant), once a credential authorised it: the route's
+    /// and the fast path's (`FastReads`), which hands in the bytes it holds.
+    ///
+    /// - Parameters:
+    ///   - part: the part a `?partNumber=` read asks for.
+    ///   - body: the body of the bytes in `range` (nil: all of them); not called for an answer without one.
+    /// - Returns: the answer.
+    /// - Throws: `S3Error` 412 for a failed precondition, 416 for an unsatisfiable range, 400 for a bad part.
+    static func original(
+        _ request: Request,
+        query: QueryItems,
+        app: MediaApp,
+        metadata: ObjectMetadata,
+        part: PartRead?,
+        body: (Range<Int>?) -> ResponseBody
+    ) throws -> Response {
         let checksums =
             request.headers[Self.checksumMode]?.uppercased() == "ENABLED"
             ? ObjectHeaders.checksumHeaders(of: metadata) : [:]
-        return try await Self.respond(
+        return try Self.respond(
             to: request,
             query: query,
             app: app,
@@ -135,21 +168,14 @@ struct CDNController {
             contentType: metadata.contentType,
             etag: metadata.etag,
             lastModified: metadata.created,
-            size: metadata.size
-        ) { range in
-            if let bytes = resident?.bytes {
-                return ResponseBody(
-                    byteBuffer: range.map { bytes.getSlice(at: bytes.readerIndex + $0.lowerBound, length: $0.count)! }
-                        ?? bytes
-                )
-            }
-            // Opened before the answer's head goes out, so that bytes found gone are a 404, not a cut answer.
-            let opened = try await store.open(key, range: range)
-            return ResponseBody(contentLength: range?.count ?? metadata.size) { writer in
-                try await opened.read { chunk in try await writer.write(chunk) }
-                try await writer.finish(nil)
-            }
-        }
+            size: metadata.size,
+            body: body
+        )
+    }
+
+    /// The bytes of `range` (nil: all) of an object held in memory; a slice, nothing copied.
+    static func slice(_ bytes: ByteBuffer, _ range: Range<Int>?) -> ByteBuffer {
+        range.map { bytes.getSlice(at: bytes.readerIndex + $0.lowerBound, length: $0.count)! } ?? bytes
     }
 
     /// The header a read sends to be told the stored checksum.
@@ -176,8 +202,8 @@ struct CDNController {
         etag: String,
         lastModified: Date,
         size: Int,
-        body: (Range<Int>?) async throws -> ResponseBody
-    ) async throws -> Response {
+        body: (Range<Int>?) -> ResponseBody
+    ) throws -> Response {
         var headers: HTTPFields = [
             .contentType: contentType,
             .eTag: etag,
@@ -240,7 +266,7 @@ struct CDNController {
         headers[.contentLength] = String(range?.count ?? size)
         guard request.method != .head else { return Response(status: status, headers: headers) }
         guard range?.isEmpty != true else { return Response(status: status, headers: headers) }
-        return Response(status: status, headers: headers, body: try await body(range))
+        return Response(status: status, headers: headers, body: body(range))
     }
 
     /// The variant for `transform`, from the cache or made now (off the event loop). The pixel bounds on

@@ -17,6 +17,14 @@ struct MediaReads {
     /// Told how long each render took.
     let onRender: @Sendable (Duration) -> Void
 
+    /// The route of a read as the router names it (`context.endpointPath`): the label `/metrics` counts it by.
+    static let route = "/{app}/**"
+
+    /// The one check of a read's credentials, the route's and the fast path's.
+    var authorizer: MediaReadAuthorizer {
+        MediaReadAuthorizer(clock: self.clock, links: self.links, verified: self.verified, leading: self.leading)
+    }
+
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         CDNController(
             apps: self.apps,
@@ -24,12 +32,7 @@ struct MediaReads {
             variants: self.variants,
             handoffs: self.handoffs,
             onRender: self.onRender,
-            authorizer: MediaReadAuthorizer(
-                clock: self.clock,
-                links: self.links,
-                verified: self.verified,
-                leading: self.leading
-            )
+            authorizer: self.authorizer
         ).addRoutes(to: router.group().add(middleware: ErrorEnvelopeMiddleware<S3Error>()))
     }
 }

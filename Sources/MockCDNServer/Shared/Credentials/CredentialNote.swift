@@ -22,11 +22,16 @@ enum CredentialNote {
     ) async throws -> Response {
         do {
             var response = try await body().response(from: request, context: context)
-            response.headers[Self.header] = source.rawValue
+            Self.mark(&response, authorisedBy: source)
             return response
         } catch {
             throw NotedError(credential: source, error: error)
         }
+    }
+
+    /// Puts the note on an answer that `source` authorised.
+    static func mark(_ response: inout Response, authorisedBy source: CredentialSource) {
+        response.headers[Self.header] = source.rawValue
     }
 
     /// The note on an answer, taken off it.

@@ -68,6 +68,11 @@ struct EventingObjectStore: ObjectStore {
         try await self.base.resident(key)
     }
 
+    /// The base store's resident bytes, without waiting.
+    func residentNow(_ key: ObjectKey) -> (metadata: ObjectMetadata, bytes: ByteBuffer)? {
+        self.base.residentNow(key)
+    }
+
     /// Empties the base store (its own way), then emits a delete per removed object of an app.
     func removeAll() async throws {
         let removed = EventCause.silent ? [] : try await self.base.list(prefix: "")

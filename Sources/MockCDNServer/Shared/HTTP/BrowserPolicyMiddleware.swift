@@ -37,16 +37,37 @@ struct BrowserPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
                 // Rendered here, so the refusal carries the header too.
                 response = try error.response(from: request, context: context)
             }
-        } else {
+        } else if request.method == .options {
             response = try await self.cors.handle(request, context: context, next: next)
-            // CORSMiddleware sends Expose-Headers on preflights only, but browsers read it from the actual
-            // response (Fetch standard); without it a web player cannot see Content-Range or ETag.
-            if request.headers[.origin] != nil, request.method != .options {
-                response.headers[.accessControlExposeHeaders] = self.exposed
+        } else {
+            do {
+                response = try await next(request, context)
+            } catch {
+                // CORSMiddleware puts its headers on the error (Hummingbird's own wrapper): it answers it.
+                response = try await self.cors.handle(request, context: context) { _, _ in throw error }
             }
+            self.allowRead(&response.headers, for: request)
+            return response
         }
         response.headers[.xContentTypeOptions] = "nosniff"
         return response
+    }
+
+    /// What an answer to a request other than a preflight, to a route that is not a test-control one, is
+    /// told: the middleware's and the fast path's (`FastReads`). With an `Origin`, what CORSMiddleware adds for
+    /// `allowOrigin: .all` (`*`, no credentials, no `Vary`) and the exposed headers; and `nosniff` always.
+    ///
+    /// - Parameters:
+    ///   - headers: the answer's headers.
+    ///   - request: the request answered.
+    func allowRead(_ headers: inout HTTPFields, for request: Request) {
+        if request.headers[.origin] != nil {
+            headers[.accessControlAllowOrigin] = "*"
+            // CORSMiddleware sends Expose-Headers on preflights only, but browsers read it from the actual
+            // response (Fetch standard); without it a web player cannot see Content-Range or ETag.
+            headers[.accessControlExposeHeaders] = self.exposed
+        }
+        headers[.xContentTypeOptions] = "nosniff"
     }
 
     /// Whether a path is a test-control route as the router would match it: `/_mockcdn/...` or `/metrics`,

@@ -22,10 +22,13 @@ enum VirtualHost {
     static func app(named authority: String?, in apps: AppRegistry) -> String? {
         guard let authority, !authority.hasPrefix("[") else { return nil }
         let name = authority.split(separator: ":", maxSplits: 1).first ?? ""
+        // Every request asks: the cheap refusals first (one label, a first label that is no app), then the
+        // split that tells an IP address.
+        guard let dot = name.firstIndex(of: ".") else { return nil }
+        let first = String(name[..<dot])
+        guard apps.app(id: first) != nil else { return nil }
         let labels = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.count >= 2, !labels.allSatisfy({ $0.allSatisfy(\.isNumber) }) else { return nil }
-        let first = String(labels[0])
-        return apps.app(id: first) == nil ? nil : first
+        return labels.allSatisfy({ $0.allSatisfy(\.isNumber) }) ? nil : first
     }
 
     /// A path-style `path` of `request` as its client signed it: without `/{app}` when the request was

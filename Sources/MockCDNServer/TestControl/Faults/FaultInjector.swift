@@ -263,6 +263,10 @@ final class FaultInjector: Sendable {
 
     var rules: [Rule] { self.state.withLock { $0.rules }.map(\.snapshot) }
 
+    /// Whether any rule is installed, spent or not: a request answered without `fire` (the fast reads) must
+    /// find none.
+    var isArmed: Bool { self.ruleCount.load(ordering: .relaxed) > 0 }
+
     @discardableResult
     func remove(id: String) -> Bool {
         self.state.withLock { state in

@@ -25,13 +25,7 @@ struct JournalMiddleware: RouterMiddleware {
         let query = QueryItems(request.uri.query)
         var context = context
         context.query = query
-        let entry = self.journal.record(
-            method: request.method.rawValue,
-            path: request.uri.path,
-            query: query,
-            clock: self.clock.unixSeconds,
-            state: .init(credential: .none, status: 0, bytesIn: 0, bytesOut: 0, durationMilliseconds: 0, fault: nil)
-        )
+        let entry = self.arrived(request, query: query)
         let received = ByteCount()
         var request = request
         // Only bodies that carry something are wrapped: a GET keeps its own, so a route can still tell when
@@ -52,25 +46,10 @@ struct JournalMiddleware: RouterMiddleware {
             Self.complete(entry, received: received, sent: ByteCount(), started: started)
             throw error
         }
-        let credential = CredentialNote.take(from: &response)
-        let refusal = RefusalNote.take(from: &response)
-        let fault = FaultNote.take(from: &response)
-        let faultKinds = FaultNote.takeKinds(from: &response)
-        entry.update {
-            $0.status = Int(response.status.code)
-            $0.credential = credential
-            // Messages quote bits of the request (a member name, a region); the journal keeps a bounded line.
-            $0.reason = refusal.map { String($0.reason.prefix(512)) }
-            $0.expiredAt = refusal?.expiredAt
-            $0.fault = fault
-            $0.faultKinds = faultKinds
-        }
+        let fault = Self.answered(entry, &response)
         // Without a fault, an answer of known length goes out untouched: a one-buffer body keeps its single
         // write (head, body and end together), and the entry is completed now, with that length as bytes out.
-        if fault == nil, let length = response.body.contentLength {
-            let sent = ByteCount()
-            sent.add(length)
-            Self.complete(entry, received: received, sent: sent, started: started)
+        if fault == nil, Self.completeNow(entry, response: response, received: received, started: started) {
             return response
         }
         let original = response.body
@@ -85,6 +64,72 @@ struct JournalMiddleware: RouterMiddleware {
             Self.complete(entry, received: received, sent: sent, started: started)
         }
         return response
+    }
+
+    /// Journals a request answered on the event loop (`FastReads`) as `handle` journals the same answer: the
+    /// entry on arrival, then the answer's notes (taken off it), then its length and the duration at once.
+    ///
+    /// - Parameters:
+    ///   - request: the request, which carries no body.
+    ///   - query: its query.
+    ///   - response: the answer, of known length, which no fault touched; its notes are taken off.
+    ///   - started: when the request arrived.
+    func record(
+        answered request: Request,
+        query: QueryItems,
+        response: inout Response,
+        started: ContinuousClock.Instant
+    ) {
+        let entry = self.arrived(request, query: query)
+        _ = Self.answered(entry, &response)
+        _ = Self.completeNow(entry, response: response, received: ByteCount(), started: started)
+    }
+
+    /// A request's entry, as it arrives.
+    private func arrived(_ request: Request, query: QueryItems) -> Journal.Entry {
+        self.journal.record(
+            method: request.method.rawValue,
+            path: request.uri.path,
+            query: query,
+            clock: self.clock.unixSeconds,
+            state: .init(credential: .none, status: 0, bytesIn: 0, bytesOut: 0, durationMilliseconds: 0, fault: nil)
+        )
+    }
+
+    /// Records the answer's status and what its notes say, and takes the notes off it.
+    ///
+    /// - Returns: the id of the fault that fired, if any.
+    private static func answered(_ entry: Journal.Entry, _ response: inout Response) -> String? {
+        let credential = CredentialNote.take(from: &response)
+        let refusal = RefusalNote.take(from: &response)
+        let fault = FaultNote.take(from: &response)
+        let faultKinds = FaultNote.takeKinds(from: &response)
+        entry.update {
+            $0.status = Int(response.status.code)
+            $0.credential = credential
+            // Messages quote bits of the request (a member name, a region); the journal keeps a bounded line.
+            $0.reason = refusal.map { String($0.reason.prefix(512)) }
+            $0.expiredAt = refusal?.expiredAt
+            $0.fault = fault
+            $0.faultKinds = faultKinds
+        }
+        return fault
+    }
+
+    /// Completes the entry of an answer of known length now, with that length as bytes out.
+    ///
+    /// - Returns: false when the length is not known: the entry is completed once the body is written.
+    private static func completeNow(
+        _ entry: Journal.Entry,
+        response: Response,
+        received: ByteCount,
+        started: ContinuousClock.Instant
+    ) -> Bool {
+        guard let length = response.body.contentLength else { return false }
+        let sent = ByteCount()
+        sent.add(length)
+        Self.complete(entry, received: received, sent: sent, started: started)
+        return true
     }
 
     private static func complete(

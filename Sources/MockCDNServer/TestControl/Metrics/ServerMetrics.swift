@@ -19,6 +19,7 @@ final class ServerMetrics: Sendable {
     private let cacheHits: Counter
     private let cacheMisses: Counter
     private let credentialHits: Counter
+    private let fastReads: Counter
     /// The request counters by route, method and status, so a request finds its counter with one lookup.
     private let requestCounters = Mutex<[String: Counter]>([:])
 
@@ -72,6 +73,15 @@ final class ServerMetrics: Sendable {
             ),
             labels: []
         )
+        self.fastReads = self.registry.makeCounter(
+            descriptor: .init(
+                namespace: "mockcdn",
+                metricName: "fast_reads",
+                unitName: "total",
+                helpText: "Media reads answered on the connection's event loop (fast_reads), also counted in requests"
+            ),
+            labels: []
+        )
     }
 
     func request(route: String, method: String, status: Int) {
@@ -95,6 +105,8 @@ final class ServerMetrics: Sendable {
     func variantLookup(hit: Bool) { (hit ? self.cacheHits : self.cacheMisses).increment() }
 
     func credentialCacheHit() { self.credentialHits.increment() }
+
+    func fastRead() { self.fastReads.increment() }
 
     /// The exposition text.
     var text: String { self.registry.emitToString() }

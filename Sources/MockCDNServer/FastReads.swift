@@ -1,0 +1,172 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import MockCDNCore
+import NIOCore
+
+/// The answer to a plain media read, made on the event loop that received it (`FastReadHandler`), when it
+/// can be the route's very answer without waiting for anything; otherwise nil, and the request goes to the
+/// router as any other.
+///
+/// Nothing here decides a rule of its own: the answer is `CDNController.original`'s, the credential is
+/// judged by the route's `MediaReadAuthorizer` (the verified-credential cache, or the full check), the headers
+/// every answer gets are `BrowserPolicyMiddleware.allowRead`'s, and the answer is journaled by
+/// `JournalMiddleware.record(answered:)` and counted as `MetricsMiddleware` counts it. What is decided here
+/// is only which requests those functions alone answer exactly as the router's stack would: a GET or HEAD
+/// without a body, `Expect` or `Connection`, on a path-style media path of a known app, whose query holds
+/// nothing but credentials, of an object the store holds in memory, with no fault rule installed, and with a
+/// credential that holds. Anything else, a refusal included, is the router's.
+struct FastReads: Sendable {
+    let apps: AppRegistry
+    let store: any ObjectStore
+    let authorizer: MediaReadAuthorizer
+    /// GETs another surface answers by their query (S3's ListParts, the files host).
+    let handoffs: [QueryHandoff]
+    /// First path segments of the routes that are not media reads (`routePrefixes`).
+    let reserved: Set<String>
+    let journal: JournalMiddleware
+    let metrics: ServerMetrics
+    let faults: FaultInjector
+    /// Told of every request the path sees, as `IdleMemoryTrim.Middleware` is of the router's.
+    let memoryTrim: IdleMemoryTrim
+    let browser: BrowserPolicyMiddleware<AppRequestContext>
+    /// The `Server` header Hummingbird puts on every answer.
+    let serverName: String
+    let logger: Logger
+    /// The query parameters a fast read may carry: credentials only. Transforms, `response-*` overrides,
+    /// `partNumber` and S3's sub-resources are the router's.
+    let credentialParameters: Set<String>
+
+    init(
+        reads: MediaReads,
+        reserved: Set<String>,
+        journal: JournalMiddleware,
+        metrics: ServerMetrics,
+        faults: FaultInjector,
+        memoryTrim: IdleMemoryTrim,
+        browser: BrowserPolicyMiddleware<AppRequestContext>,
+        serverName: String,
+        logger: Logger
+    ) {
+        self.apps = reads.apps
+        self.store = reads.store
+        self.authorizer = reads.authorizer
+        self.handoffs = reads.handoffs
+        self.reserved = reserved
+        self.journal = journal
+        self.metrics = metrics
+        self.faults = faults
+        self.memoryTrim = memoryTrim
+        self.browser = browser
+        self.serverName = serverName
+        self.logger = logger
+        self.credentialParameters = reads.leading.reduce(
+            SigV4.parameterNames.union(SigV2.parameterNames).union(CloudFrontCredential.parameterNames)
+        ) { $0.union($1.appendableParameters) }.subtracting(ImageTransform.parameterNames)
+    }
+
+    /// An answer made on the event loop: the response as the router's stack leaves it (but `Date`), and its
+    /// body.
+    struct Answer {
+        var head: HTTPResponse
+        var body: ByteBuffer?
+    }
+
+    /// The answer to `head`, when it is a read this path answers exactly as the router would; nil otherwise.
+    ///
+    /// - Parameters:
+    ///   - head: the request head; the request has no body.
+    ///   - channel: its connection (the client address of CloudFront `IpAddress` conditions).
+    ///   - started: when the head arrived, for the journal's duration.
+    ///   - date: the `Date` header Hummingbird would put on the answer now.
+    /// - Returns: the answer, journaled and counted; nil to hand the request to the router.
+    func answer(
+        _ head: HTTPRequest,
+        channel: any Channel,
+        started: ContinuousClock.Instant,
+        date: () -> String
+    ) -> Answer? {
+        self.memoryTrim.requestArrived()
+        guard head.method == .get || head.method == .head, self.isBodiless(head), !self.faults.isArmed else {
+            return nil
+        }
+        // The path and query as Hummingbird reads them for the router and every middleware.
+        let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
+        let path = request.uri.path
+        guard let appID = self.mediaApp(of: path), let app = self.apps.app(id: appID),
+            VirtualHost.app(named: head.authority, in: self.apps) == nil
+        else { return nil }
+        let query = QueryItems(request.uri.query)
+        guard query.firstName(notIn: self.credentialParameters) == nil,
+            !self.handoffs.contains(where: { $0.claims(query, headers: head.headerFields) }),
+            let key = try? ObjectKey(app: appID, percentEncodedPath: path),
+            let (metadata, bytes) = self.store.residentNow(key)
+        else { return nil }
+        // First the answer, which has no effect, then the credential, whose check counts a cache hit: a read
+        // handed to the router after that would count it twice.
+        var body: ByteBuffer? = nil
+        guard
+            var response = try? CDNController.original(
+                request,
+                query: query,
+                app: app,
+                metadata: metadata,
+                part: nil,
+                body: { range in
+                    body = CDNController.slice(bytes, range)
+                    return ResponseBody(byteBuffer: body!)
+                }
+            )
+        else { return nil }
+        var context = AppRequestContext(source: .init(channel: channel, logger: self.logger))
+        context.query = query
+        guard
+            let credential = try? self.authorizer.authorize(
+                request,
+                context: context,
+                app: app,
+                key: key,
+                query: query
+            )
+        else { return nil }
+        // The notes, the journal, the count and the browser headers, in the order the router's stack adds them.
+        CredentialNote.mark(&response, authorisedBy: credential)
+        self.journal.record(answered: request, query: query, response: &response, started: started)
+        self.metrics.request(route: MediaReads.route, method: head.method.rawValue, status: Int(response.status.code))
+        self.metrics.fastRead()
+        self.browser.allowRead(&response.headers, for: request)
+        response.headers[.date] = date()
+        response.headers[.server] = self.serverName
+        return Answer(head: response.head, body: body)
+    }
+
+    /// No body, no `100 Continue` to send, no connection header to honour, and no internal header a client
+    /// sent (the router's front takes that off first).
+    private func isBodiless(_ head: HTTPRequest) -> Bool {
+        let fields = head.headerFields
+        return fields[.contentLength] == nil && fields[.transferEncoding] == nil && fields[.expect] == nil
+            && fields[.connection] == nil && fields[VirtualHost.header] == nil
+    }
+
+    /// The app a path-style media path names: `/{app}/{key...}` with a plain first segment that no other
+    /// route takes; nil for anything the router might read another way (empty segments, escapes, a reserved
+    /// or control prefix).
+    private func mediaApp(of path: String) -> String? {
+        let bytes = path.utf8
+        let slashByte = UInt8(ascii: "/")
+        guard bytes.first == UInt8(ascii: "/"), !BrowserPolicyMiddleware<AppRequestContext>.isControl(path: path)
+        else { return nil }
+        let rest = bytes.dropFirst()
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")), slash != rest.startIndex,
+            bytes.index(after: slash) != bytes.endIndex,
+            !rest[..<slash].contains(UInt8(ascii: "%"))
+        else { return nil }
+        // Empty segments, which the router skips, stay the router's.
+        guard bytes.last != UInt8(ascii: "/"),
+            !zip(bytes, bytes.dropFirst()).contains(where: { $0 == $1 && $0 == slashByte })
+        else { return nil }
+        let app = String(Substring(rest[..<slash]))
+        return self.reserved.contains(app) ? nil : app
+    }
+}
