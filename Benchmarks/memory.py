@@ -24,7 +24,6 @@ import os
 import platform
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -32,23 +31,12 @@ import time
 import urllib.parse
 import uuid
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import cpus, free_port, pinned  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIB = 1024
 RANGE = (1024 * 1024, 1024 * 1024 + 64 * 1024 - 1)
-
-
-def cpus():
-    return len(os.sched_getaffinity(0))
-
-
-def pinned(cpu, argv):
-    return (["taskset", "-c", str(cpu)] + argv) if cpus() >= 2 and shutil.which("taskset") else argv
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def request(port, method, path, body=None, headers=None):

@@ -29,7 +29,7 @@ import tempfile
 import time
 
 from bench import REPO, Measure, MockCDN, checked, cpus, fetch, pinned, wrk
-from s3_upload import Target, copy_mib_per_s, read_back, start_moto, without_aws_configuration
+from s3_upload import Target, copy_mib_per_s, random_file, read_back, start_moto, without_aws_configuration
 
 MIB = 1024 * 1024
 BUCKET = "bench-store"
@@ -124,13 +124,7 @@ def main():
 
         # Uploads: the same file both ways, each checked once before timing (and warming the page cache).
         path, size = os.path.join(work, "upload.bin"), args.size_mib * MIB
-        hasher = hashlib.sha256()
-        with open(path, "wb") as handle:
-            for _ in range(args.size_mib):
-                chunk = os.urandom(MIB)
-                hasher.update(chunk)
-                handle.write(chunk)
-        digest = hasher.hexdigest()
+        digest = random_file(path, args.size_mib)
         stream_upload_mib_per_s(mockcdn, path, size, digest, checked_read=True)
         copy_mib_per_s(args.aws, path, moto_target)
         read_back(moto_target, size, digest, -(-size // (8 * MIB)))

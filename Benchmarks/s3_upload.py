@@ -133,6 +133,17 @@ def filesystem(path):
     return found.stdout.strip() or "an unknown file system"
 
 
+def random_file(path, mib):
+    """Writes `mib` MiB of random bytes to `path`; returns their SHA-256, in hex."""
+    hasher = hashlib.sha256()
+    with open(path, "wb") as handle:
+        for _ in range(mib):
+            chunk = os.urandom(MIB)
+            hasher.update(chunk)
+            handle.write(chunk)
+    return hasher.hexdigest()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(os.path.dirname(__file__), "..", ".build/release/mockcdn"))
@@ -150,13 +161,7 @@ def main():
     servers = []
     try:
         path, size = os.path.join(work, "upload.bin"), args.size_mib * MIB
-        hasher = hashlib.sha256()
-        with open(path, "wb") as handle:
-            for _ in range(args.size_mib):
-                chunk = os.urandom(MIB)
-                hasher.update(chunk)
-                handle.write(chunk)
-        digest, parts = hasher.hexdigest(), math.ceil(size / CLI_PART_SIZE)
+        digest, parts = random_file(path, args.size_mib), math.ceil(size / CLI_PART_SIZE)
 
         data_dir, disk = os.path.join(work, "data"), filesystem(work)
         mockcdn, mockcdn_url, app = start_mockcdn(args.binary, data_dir)
