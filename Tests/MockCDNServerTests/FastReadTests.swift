@@ -401,15 +401,17 @@ extension FastReadTests {
             )
             let port = try #require(server.baseURL.port)
             let before = try await Self.fastReadCount(server)
-            // Eight reads 0.4 s apart: 2.8 s on a connection whose idle timeout is 1 s.
+            // Fifteen reads 0.1 s apart (a tenth of the idle timeout): 1.4 s on a connection whose idle timeout
+            // is 1 s. Then up to 10 s (ten times the timeout) for the server to close the idle connection; the
+            // wait ends as soon as it does.
             let (replies, closed) = try await RawHTTP.paced(
                 port: port,
-                Array(repeating: read, count: 8),
-                pause: 0.4,
-                idle: 3
+                Array(repeating: read, count: 15),
+                pause: 0.1,
+                idle: 10
             )
-            #expect(replies.map(\.status) == Array(repeating: 200, count: 8))
-            #expect(try await Self.fastReadCount(server) == before + 8)
+            #expect(replies.map(\.status) == Array(repeating: 200, count: 15))
+            #expect(try await Self.fastReadCount(server) == before + 15)
             #expect(closed, "an idle connection is closed after the idle timeout")
         }
     }
