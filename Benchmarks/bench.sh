@@ -20,9 +20,10 @@
 #   small-objects    boto3 PUT and GET objects/s at concurrency 1 and 25, 1 KB and 100 KB, next to moto_server
 #   scale            cost against work: reads by connections, ListObjectsV2 by keys, journal queries by
 #                    entries, resizes by concurrent sources, a video poster; tables and SVG charts
-#   profile          perf's top-10 functions of the FAT read (symbols from `swift build -c release`)
+#   profile          perf's top-10 functions of the FAT read (the tarball's build, unstripped)
 #   memory           RSS idle, right after the reads and a minute of FAT reads, and 30 s later (memory.md)
-# With no SECTION every one runs and latest.md is rewritten; with some, only those run and are printed, and
+# With no SECTION every one runs and latest.md is rewritten (with every target, met or MISSED, in one table near
+# its top: Benchmarks/targets.py); with some, only those run and are printed, and
 # latest.md is left alone.
 set -euo pipefail
 [ -z "${BINARY:-}" ] || BINARY=$(realpath "$BINARY")
@@ -71,8 +72,14 @@ if runs reads; then
     swift build -c release --package-path Benchmarks/Reference --scratch-path .build/bench-reference
 fi
 if runs profile; then
-    # perf needs the symbols the release tarball strips.
-    swift build -c release --product mockcdn
+    # perf needs the symbols the release tarball strips: the tarball's build keeps them in its build folder (the
+    # same code as the binary measured); with BINARY=, a release build of the checkout.
+    if [ -z "${BINARY:-}" ]; then
+        profiled=$(swift build -c release --static-swift-stdlib --show-bin-path)/mockcdn
+    else
+        swift build -c release --product mockcdn
+        profiled=.build/release/mockcdn
+    fi
 fi
 if runs resize; then
     cc -O2 -o .build/bench/vips_resize Benchmarks/resize/vips_resize.c $(pkg-config --cflags --libs vips)
@@ -96,6 +103,17 @@ load_seconds=60
 [ "$quick" = 1 ] && seconds=3 && load_seconds=20
 output=Benchmarks/results/latest.md
 [ ${#chosen[@]} = 0 ] || output=/dev/null
+# A section that fails (a reference that answered the wrong bytes, a server that did not start) says so in the
+# results and the run goes on to the next; the run's exit status is then 1.
+rm -f .build/bench/failed
+section() {
+    "$@" || {
+        status=$?
+        echo
+        echo "**This section failed (exit $status): its figures above are incomplete.**"
+        echo "$status" >> .build/bench/failed
+    }
+}
 {
     echo "# MockCDN benchmarks ($(date -u +%Y-%m-%d), $(git rev-parse --short HEAD))"
     echo
@@ -107,68 +125,71 @@ output=Benchmarks/results/latest.md
         echo
         echo "## Signed GETs, startup, idle memory"
         echo
-        python3 Benchmarks/bench.py --binary "$binary" --seconds "$seconds" --load-seconds "$load_seconds" \
+        section python3 Benchmarks/bench.py --binary "$binary" --seconds "$seconds" --load-seconds "$load_seconds" \
             "${before[@]}"
     fi
     if runs upload; then
         echo
         echo "## Upload (100 MiB, --data-dir)"
         echo
-        python3 Benchmarks/upload_memory.py --binary "$binary"
+        section python3 Benchmarks/upload_memory.py --binary "$binary"
     fi
     if runs upload-s3-store; then
         echo
         echo "## Upload (100 MiB, --store s3:// on moto_server)"
         echo
-        python3 Benchmarks/upload_memory.py --binary "$binary" --store s3
+        section python3 Benchmarks/upload_memory.py --binary "$binary" --store s3
     fi
     if runs s3-upload; then
         echo
         echo "## S3 upload (100 MiB, aws s3 cp, multipart)"
         echo
-        python3 Benchmarks/s3_upload.py --binary "$binary"
+        section python3 Benchmarks/s3_upload.py --binary "$binary"
     fi
     if runs s3-store; then
         echo
         echo "## The S3 store (64 KiB FAT reads, 100 MiB uploads) next to moto_server alone"
         echo
-        python3 Benchmarks/s3_store.py --binary "$binary" --seconds "$seconds"
+        section python3 Benchmarks/s3_store.py --binary "$binary" --seconds "$seconds"
     fi
     if runs resize; then
         echo
         echo "## Resize"
         echo
-        python3 Benchmarks/resize.py --binary "$binary" --reference .build/bench/vips_resize --wrk-seconds "$seconds"
+        section python3 Benchmarks/resize.py --binary "$binary" --reference .build/bench/vips_resize --wrk-seconds "$seconds"
     fi
     if runs events; then
         echo
         echo "## Uploads with a hanging webhook target"
         echo
-        python3 Benchmarks/upload_events.py --binary "$binary"
+        section python3 Benchmarks/upload_events.py --binary "$binary"
     fi
     if runs small-objects; then
         echo
         echo "## Small objects through boto3 (LocalStack's published measure)"
         echo
-        python3 Benchmarks/small_objects.py --binary "$binary"
+        section python3 Benchmarks/small_objects.py --binary "$binary"
     fi
     if runs scale; then
         echo
         echo "## Scale curves"
         echo
-        python3 Benchmarks/scale.py --binary "$binary" --seconds "$seconds"
+        section python3 Benchmarks/scale.py --binary "$binary" --seconds "$seconds"
     fi
     if runs profile; then
         echo
         echo "## Profile of the FAT read"
         echo
-        python3 Benchmarks/profile.py --binary .build/release/mockcdn
+        section python3 Benchmarks/profile.py --binary "$profiled"
     fi
     if runs memory; then
         echo
         echo "## Memory under read load"
         echo
-        python3 Benchmarks/memory.py --binary "$binary" --seconds "$seconds" --load-seconds "$load_seconds" \
+        section python3 Benchmarks/memory.py --binary "$binary" --seconds "$seconds" --load-seconds "$load_seconds" \
             --output Benchmarks/results/memory.md
     fi
 } | tee "$output"
+# A whole run puts every stated target (met or MISSED) in one table near the top of latest.md.
+if [ ${#chosen[@]} = 0 ]; then python3 Benchmarks/targets.py "$output"; fi
+[ ! -s .build/bench/failed ]

@@ -49,12 +49,26 @@ def request(port, method, path, body=None, headers=None):
         connection.close()
 
 
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
+class Rss(int):
+    """VmRSS in KiB, with the part of it that is anonymous memory (heap, stacks, stored objects: what load can
+    grow) and the part that is file-backed (the binary's and the shared libraries' pages: code, which a first
+    resize adds once, when libvips and its libraries are loaded, and which load does not grow)."""
+
+    def __new__(cls, pid):
+        fields = {}
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                name, _, value = line.partition(":")
+                if name in ("VmRSS", "RssAnon", "RssFile", "RssShmem"):
+                    fields[name] = int(value.split()[0])
+        if "VmRSS" not in fields:
+            raise RuntimeError("no VmRSS")
+        rss = super().__new__(cls, fields["VmRSS"])
+        rss.anon, rss.file = fields.get("RssAnon", 0), fields.get("RssFile", 0) + fields.get("RssShmem", 0)
+        return rss
+
+    def parts(self):
+        return f"anonymous {self.anon / MIB:.1f}, file-backed {self.file / MIB:.1f}"
 
 
 class Server:
@@ -104,7 +118,7 @@ class Server:
         return {item["name"]: item["file"] for item in json.loads(payload)["uploads"]}
 
     def rss(self):
-        return rss_kib(self.process.pid)
+        return Rss(self.process.pid)
 
     def stop(self):
         self.process.terminate()
@@ -262,18 +276,20 @@ def main():
         "|---|---|---|",
         f"| start to first 200 ({args.starts} starts) | {start[0]:.1f} ms ({start[1]:.1f}-{start[2]:.1f}) | "
         f"<= 50 ms {verdict(start[0] <= 50)} |",
-        f"| idle RSS, fixtures loaded (1 s after start) | {mib(idle)} | <= 40 MiB {verdict(idle <= 40 * MIB)} |",
+        f"| idle RSS, fixtures loaded (1 s after start) | {mib(idle)} ({idle.parts()}) | "
+        f"<= 40 MiB {verdict(idle <= 40 * MIB)} |",
         ("| RSS after the uploads and the reads round" if args.reads == "all" else
-         "| RSS after the upload and the checked read") + f" | {mib(figures['before'])} | |",
-        f"| RSS right after {args.load_seconds} s of load | {mib(after)} ({after / idle:.2f}x idle) | "
-        f"<= 1.5x idle {verdict(after <= 1.5 * idle)} |",
+         "| RSS after the upload and the checked read") + f" | {mib(figures['before'])} "
+        f"({figures['before'].parts()}) | |",
+        f"| RSS right after {args.load_seconds} s of load | {mib(after)} ({after / idle:.2f}x idle; "
+        f"{after.parts()}) | <= 1.5x idle {verdict(after <= 1.5 * idle)} |",
     ]
     for second in (5, 10):
         if second in settle and second < args.settle_seconds:
             lines.append(f"| RSS {second} s after the load | {mib(settle[second])} ({settle[second] / idle:.2f}x "
-                         f"idle) | |")
-    lines.append(f"| RSS {args.settle_seconds} s after the load | {mib(last)} ({last / idle:.2f}x idle) | "
-                 f"within 10% of idle {verdict(last <= 1.1 * idle)} |")
+                         f"idle; {settle[second].parts()}) | |")
+    lines.append(f"| RSS {args.settle_seconds} s after the load | {mib(last)} ({last / idle:.2f}x idle; "
+                 f"{last.parts()}) | within 10% of idle {verdict(last <= 1.1 * idle)} |")
     text = "\n".join(lines)
     print(text)
     if args.output:

@@ -15,11 +15,13 @@ import NIOCore
 /// `JournalMiddleware.record(answered:)` and counted as `MetricsMiddleware` counts it. What is decided here
 /// is only which requests those functions alone answer exactly as the router's stack would: a GET or HEAD
 /// without a body, `Expect` or `Connection`, on a path-style media path of a known app, whose query holds
-/// nothing but credentials, of an object the store holds in memory, with no fault rule installed, and with a
-/// credential that holds. Anything else, a refusal included, is the router's.
+/// nothing but credentials (and a transform whose variant the cache holds in memory), of an object the store
+/// holds in memory, with no fault rule installed, and with a credential that holds. Anything else, a refusal
+/// included, is the router's.
 struct FastReads: Sendable {
     let apps: AppRegistry
     let store: any ObjectStore
+    let variants: VariantCache
     let authorizer: MediaReadAuthorizer
     /// GETs another surface answers by their query (S3's ListParts, the files host).
     let handoffs: [QueryHandoff]
@@ -34,9 +36,9 @@ struct FastReads: Sendable {
     /// The `Server` header Hummingbird puts on every answer.
     let serverName: String
     let logger: Logger
-    /// The query parameters a fast read may carry: credentials only. Transforms, `response-*` overrides,
-    /// `partNumber` and S3's sub-resources are the router's.
-    let credentialParameters: Set<String>
+    /// The query parameters a fast read may carry: credentials, transforms and the original size on Stream's
+    /// image links. `response-*` overrides, `partNumber` and S3's sub-resources are the router's.
+    let readParameters: Set<String>
 
     init(
         reads: MediaReads,
@@ -51,6 +53,7 @@ struct FastReads: Sendable {
     ) {
         self.apps = reads.apps
         self.store = reads.store
+        self.variants = reads.variants
         self.authorizer = reads.authorizer
         self.handoffs = reads.handoffs
         self.reserved = reserved
@@ -61,9 +64,10 @@ struct FastReads: Sendable {
         self.browser = browser
         self.serverName = serverName
         self.logger = logger
-        self.credentialParameters = reads.leading.reduce(
+        self.readParameters = reads.leading.reduce(
             SigV4.parameterNames.union(SigV2.parameterNames).union(CloudFrontCredential.parameterNames)
-        ) { $0.union($1.appendableParameters) }.subtracting(ImageTransform.parameterNames)
+        ) { $0.union($1.appendableParameters) }.union(ImageTransform.parameterNames)
+            .union(CloudFrontSigner.originalSizeParameters)
     }
 
     /// An answer made on the event loop: the response as the router's stack leaves it (but `Date`), and its
@@ -98,27 +102,50 @@ struct FastReads: Sendable {
             VirtualHost.app(named: head.authority, in: self.apps) == nil
         else { return nil }
         let query = QueryItems(request.uri.query)
-        guard query.firstName(notIn: self.credentialParameters) == nil,
+        guard query.firstName(notIn: self.readParameters) == nil,
             !self.handoffs.contains(where: { $0.claims(query, headers: head.headerFields) }),
             let key = try? ObjectKey(app: appID, percentEncodedPath: path),
             let (metadata, bytes) = self.store.residentNow(key)
         else { return nil }
         // First the answer, which has no effect, then the credential, whose check counts a cache hit: a read
-        // handed to the router after that would count it twice.
+        // handed to the router after that would count it twice. A variant is only looked at (`peek`) until
+        // then; one the cache does not hold in memory is the router's to read or render.
+        let transform: ImageTransform?
+        do { transform = try CDNController.transform(in: query, of: metadata) } catch { return nil }
         var body: ByteBuffer? = nil
-        guard
-            var response = try? CDNController.original(
+        func answered(_ bytes: ByteBuffer, _ range: Range<Int>?) -> ResponseBody {
+            body = CDNController.slice(bytes, range)
+            return ResponseBody(byteBuffer: body!)
+        }
+        let answer: Response?
+        if let transform {
+            guard
+                let variant = self.variants.peek(
+                    object: key.rawValue,
+                    etag: metadata.etag,
+                    transform: transform.normalized
+                )
+            else { return nil }
+            answer = try? CDNController.answer(
                 request,
                 query: query,
                 app: app,
                 metadata: metadata,
                 part: nil,
-                body: { range in
-                    body = CDNController.slice(bytes, range)
-                    return ResponseBody(byteBuffer: body!)
-                }
+                variant: variant,
+                body: { answered(variant.bytes, $0) }
             )
-        else { return nil }
+        } else {
+            answer = try? CDNController.original(
+                request,
+                query: query,
+                app: app,
+                metadata: metadata,
+                part: nil,
+                body: { answered(bytes, $0) }
+            )
+        }
+        guard var response = answer else { return nil }
         var context = AppRequestContext(source: .init(channel: channel, logger: self.logger))
         context.query = query
         guard
@@ -130,6 +157,10 @@ struct FastReads: Sendable {
                 query: query
             )
         else { return nil }
+        if let transform {
+            // The route's lookup: counted as a hit, and the variant marked as just used.
+            _ = self.variants.cached(object: key.rawValue, etag: metadata.etag, transform: transform.normalized)
+        }
         // The notes, the journal, the count and the browser headers, in the order the router's stack adds them.
         CredentialNote.mark(&response, authorisedBy: credential)
         self.journal.record(answered: request, query: query, response: &response, started: started)

@@ -22,7 +22,7 @@ struct FastReadTests {
     /// is ten seconds later.
     static let loaded: Int64 = 1_800_000_000
 
-    /// A 64 KiB object, a page and an SVG (active content), by key and type.
+    /// A 64 KiB object, a page, an SVG (active content) and a JPEG (for variants), by key and type.
     static let objects: [(key: String, type: String, bytes: Data)] = [
         (
             "demo/fixtures/big.bin", "application/octet-stream",
@@ -38,6 +38,8 @@ struct FastReadTests {
                 #"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>"#.utf8
             )
         ),
+        // Empty if the fixture were missing, which the variant reads' 200s would then show.
+        ("demo/fixtures/photo.jpg", "image/jpeg", (try? Data(contentsOf: Fixture.url("media/sample.jpg"))) ?? Data()),
     ]
 
     /// The server's own store, kept for the test to fill.
@@ -232,6 +234,82 @@ struct FastReadTests {
                 headers: [("fat", fat)],
                 fast: false
             ),
+            // A variant is rendered by the router; once the cache holds it, a read of it is fast.
+            Read(
+                name: "variant, rendered",
+                method: "GET",
+                target: "/demo/fixtures/photo.jpg?w=8&h=8",
+                headers: [("fat", fat)],
+                fast: false
+            ),
+            Read(
+                name: "variant, cached",
+                method: "GET",
+                target: "/demo/fixtures/photo.jpg?w=8&h=8",
+                headers: [("fat", fat), origin],
+                fast: true
+            ),
+            Read(
+                name: "variant, cached, FAT query",
+                method: "GET",
+                target: "/demo/fixtures/photo.jpg?h=8&fat=" + fatQuery + "&w=8",
+                fast: true
+            ),
+            Read(
+                name: "variant, cached, Range",
+                method: "GET",
+                target: "/demo/fixtures/photo.jpg?w=8&h=8",
+                headers: [("fat", fat), ("Range", "bytes=0-9")],
+                fast: true
+            ),
+            Read(
+                name: "variant, cached, HEAD",
+                method: "HEAD",
+                target: "/demo/fixtures/photo.jpg?w=8&h=8",
+                headers: [("fat", fat)],
+                fast: true
+            ),
+            Read(
+                name: "variant, cached, expired FAT",
+                method: "GET",
+                target: "/demo/fixtures/photo.jpg?w=8&h=8",
+                headers: [("fat", expired)],
+                fast: false
+            ),
+            Read(
+                name: "bad width",
+                method: "GET",
+                target: "/demo/fixtures/photo.jpg?w=0",
+                headers: [("fat", fat)],
+                fast: false
+            ),
+            Read(
+                name: "transform of no image",
+                method: "GET",
+                target: "/demo/fixtures/big.bin?w=8",
+                headers: [("fat", fat)],
+                fast: false
+            ),
+            // Stream's image links end with the original size, which the answer does not depend on.
+            Read(
+                name: "CloudFront custom, Stream's image link",
+                method: "GET",
+                target: target(custom) + "&oh=8&ow=8",
+                fast: true
+            ),
+            Read(
+                name: "CloudFront custom, Stream's image link, variant",
+                method: "GET",
+                target: target(custom).replacingOccurrences(of: "big.bin", with: "photo.jpg") + "&oh=8&ow=8&w=8&h=8",
+                fast: true
+            ),
+            Read(
+                name: "SVG with a transform, the original",
+                method: "GET",
+                target: "/demo/fixtures/icon.svg?w=8",
+                headers: [("fat", fat)],
+                fast: true
+            ),
         ]
         if let etag {
             reads.append(
@@ -306,7 +384,7 @@ struct FastReadTests {
         #expect(slow.fastReads == 0)
         let expected = [
             200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 206, 416, 404, 403, 403, 401, 200, 200, 404,
-            304,
+            200, 200, 200, 206, 200, 403, 400, 400, 200, 200, 200, 304,
         ]
         #expect(fast.replies.prefix(expected.count).map(\.reply.status) == expected)
         try #require(fast.replies.count == slow.replies.count)

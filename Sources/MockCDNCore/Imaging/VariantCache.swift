@@ -123,7 +123,7 @@ public final class VariantCache: Sendable {
         render: @escaping @Sendable () async throws -> ImageVariant
     ) async throws -> ImageVariant {
         guard self.isEnabled else { return try await render() }
-        let key = object + "\n" + etag + "\n" + transform
+        let key = Self.key(object: object, etag: etag, transform: transform)
         enum Lookup {
             case hit(ImageVariant)
             case wait(Task<ImageVariant, any Error>, id: UInt64, started: Bool)
@@ -177,10 +177,30 @@ public final class VariantCache: Sendable {
     /// - Returns: the variant, or nil when it would have to be read from disk or rendered.
     public func cached(object: String, etag: String, transform: String) -> ImageVariant? {
         guard self.isEnabled else { return nil }
-        let key = object + "\n" + etag + "\n" + transform
+        let key = Self.key(object: object, etag: etag, transform: transform)
         let hit = self.state.withLock { state in Self.use(key, in: &state) }
         if hit != nil { self.onLookup(true) }
         return hit
+    }
+
+    /// The variant if it is in memory, with no effect at all: neither marked as used nor counted. The fast read
+    /// path (`FastReads`) looks first, and calls `cached` to count the use once the read's credential holds,
+    /// so that a read it hands to the router after all is counted once, by the router.
+    ///
+    /// - Parameters:
+    ///   - object: the object's key.
+    ///   - etag: the object's ETag.
+    ///   - transform: the normalised transform.
+    /// - Returns: the variant, or nil when it is not in memory.
+    public func peek(object: String, etag: String, transform: String) -> ImageVariant? {
+        guard self.isEnabled else { return nil }
+        let key = Self.key(object: object, etag: etag, transform: transform)
+        return self.state.withLock { state in state.entries[key]?.variant }
+    }
+
+    /// A variant's key: its object's, that object's ETag (a replaced object has new variants) and the transform.
+    private static func key(object: String, etag: String, transform: String) -> String {
+        object + "\n" + etag + "\n" + transform
     }
 
     /// The variant in memory under `key`, marked as just used (in memory and on disk).

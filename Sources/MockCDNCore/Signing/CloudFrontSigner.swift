@@ -46,6 +46,9 @@ public struct CloudFrontSigner: Sendable {
     ///   - originalSize: an image's width and height; nil for other files.
     /// - Returns: the signed URL.
     /// - Throws: `MockCDNError.invalidKeyMaterial` when the key pair holds no private key.
+    /// The parameters of an image's original size on Stream's links: read by clients, no part of the answer.
+    public static let originalSizeParameters: Set<String> = ["oh", "ow"]
+
     public func streamURL(_ url: String, expires: Int64, originalSize: (width: Int, height: Int)?) throws -> String {
         let resource = originalSize.map { url + "?*oh=\($0.height)*ow=\($0.width)*" } ?? url + "*"
         let json = CloudFrontPolicy(resource: resource, dateLessThan: expires).json

@@ -285,7 +285,8 @@ extension ServeSetting {
         name: "fast_reads",
         kind: .choice(["true", "false"]),
         defaultText: "true",
-        help: "true answers a plain read of an object held in memory, whose credential holds, on the connection's "
+        help: "true answers a plain read of an object (or a cached variant) held in memory, whose credential holds, on "
+            + "the connection's "
             + "event loop, with the very answer, journal entry and counts of the route; false sends every read "
             + "through the router.",
         defaultValue: .text("true")

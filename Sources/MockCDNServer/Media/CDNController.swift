@@ -68,17 +68,7 @@ struct CDNController {
             found = try await self.store.metadata(for: key)
         }
         guard let metadata = found else { throw S3Error.noSuchKey() }
-        let transform = try ImageTransform.parse(query.decoded)
-        // SVG is never rasterised: transform parameters on it answer the original, unchanged.
-        if let transform, !transform.isIdentity, metadata.contentType != ImageFormat.svg.mimeType {
-            guard metadata.contentType.hasPrefix("image/") else {
-                throw S3Error(
-                    status: .badRequest,
-                    code: "InvalidArgument",
-                    message: "Transform parameters (w, h, resize, crop) apply to images; this object is "
-                        + metadata.contentType
-                )
-            }
+        if let transform = try Self.transform(in: query, of: metadata) {
             let variant: ImageVariant
             var closes = false
             if let cached = self.variants.cached(
@@ -100,22 +90,14 @@ struct CDNController {
                 }
                 closes = true
             }
-            var response = try Self.respond(
-                to: request,
+            var response = try Self.answer(
+                request,
                 query: query,
                 app: app,
-                stored: [:],
-                part: part.map { ($0, nil) },
-                contentType: variant.contentType,
-                etag: variant.etag,
-                lastModified: metadata.created,
-                size: variant.bytes.readableBytes
-            ) { range in
-                ResponseBody(
-                    byteBuffer: range.map { variant.bytes.getSlice(at: $0.lowerBound, length: $0.count)! }
-                        ?? variant.bytes
-                )
-            }
+                metadata: metadata,
+                part: part,
+                variant: variant
+            ) { ResponseBody(byteBuffer: Self.slice(variant.bytes, $0)) }
             // Watching for the client to leave reads the connection past this request, so it cannot carry
             // another: say so, and a keep-alive client opens a new one instead of finding this one gone.
             if closes { response.headers[.connection] = "close" }
@@ -169,6 +151,59 @@ struct CDNController {
             etag: metadata.etag,
             lastModified: metadata.created,
             size: metadata.size,
+            body: body
+        )
+    }
+
+    /// The transform a read's query asks of the object, when a variant answers it: nil for none, for one that
+    /// changes nothing, and for SVG, which is never rasterised (the original answers, unchanged). The route's
+    /// and the fast path's.
+    ///
+    /// - Throws: `S3Error` 400 for bad transform parameters, or for a transform of an object that is no image.
+    static func transform(in query: QueryItems, of metadata: ObjectMetadata) throws -> ImageTransform? {
+        guard let transform = try ImageTransform.parse(query.decoded), !transform.isIdentity,
+            metadata.contentType != ImageFormat.svg.mimeType
+        else { return nil }
+        guard metadata.contentType.hasPrefix("image/") else {
+            throw S3Error(
+                status: .badRequest,
+                code: "InvalidArgument",
+                message: "Transform parameters (w, h, resize, crop) apply to images; this object is "
+                    + metadata.contentType
+            )
+        }
+        return transform
+    }
+
+    /// The answer to a read of a variant of the object, once a credential authorised it: the route's and the
+    /// fast path's (`FastReads`, for a variant the cache holds in memory).
+    ///
+    /// - Parameters:
+    ///   - part: the part a `?partNumber=` read asks for.
+    ///   - variant: the variant.
+    ///   - body: the body of the variant's bytes in `range` (nil: all of them); not called for an answer
+    ///     without one.
+    /// - Returns: the answer.
+    /// - Throws: `S3Error` 412 for a failed precondition, 416 for an unsatisfiable range, 400 for a bad part.
+    static func answer(
+        _ request: Request,
+        query: QueryItems,
+        app: MediaApp,
+        metadata: ObjectMetadata,
+        part: PartRead?,
+        variant: ImageVariant,
+        body: (Range<Int>?) -> ResponseBody
+    ) throws -> Response {
+        try Self.respond(
+            to: request,
+            query: query,
+            app: app,
+            stored: [:],
+            part: part.map { ($0, nil) },
+            contentType: variant.contentType,
+            etag: variant.etag,
+            lastModified: metadata.created,
+            size: variant.bytes.readableBytes,
             body: body
         )
     }
