@@ -98,13 +98,16 @@ def tree_rss_kib(pid):
 
 
 def wrk(url, seconds, headers=(), connections=64):
-    argv = ["wrk", f"-t{min(2, connections)}", f"-c{connections}", f"-d{seconds}s"]
+    # A long timeout: on a shared machine a slow answer is not a wrong one (wrk's default is 2 s).
+    argv = ["wrk", f"-t{min(2, connections)}", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s"]
     for header in headers:
         argv += ["-H", header]
     output = subprocess.run(pinned(1, argv + [url]), capture_output=True, text=True, check=True).stdout
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
     if re.search(r"Non-2xx or 3xx responses: (\d+)", output) or re.search(r"Socket errors: (.*)", output):
         sys.exit(f"wrk saw errors from {url}:\n{output}")
+    if rate == 0:
+        sys.exit(f"wrk got no answer from {url} in {seconds} s:\n{output}")
     return rate
 
 

@@ -10,7 +10,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
@@ -60,16 +59,13 @@ def main():
         recorder = subprocess.Popen(["perf", "record", "-F", "999", "-g", "-p", str(server.process.pid), "-o",
                                      data_file, "--", "sleep", str(args.seconds)],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        rate = []
-        load = threading.Thread(target=lambda: rate.append(bench.wrk(url, args.seconds - 1, [f"fat: {fat}"])))
-        load.start()
-        load.join()
+        rate = bench.wrk(url, args.seconds - 1, [f"fat: {fat}"])
         if recorder.wait() != 0:
             sys.exit("perf record failed (is linux-perf installed, and perf_event_paranoid low enough?)")
     finally:
         server.stop()
     print(f"perf record -F 999 -g (cpu-clock) of the release server for {args.seconds} s under wrk -t2 -c64 "
-          f"FAT-header reads of 64 KiB ({rate[0]:,.0f} req/s while sampled).\n")
+          f"FAT-header reads of 64 KiB ({rate:,.0f} req/s while sampled).\n")
     for title, children in (("own time", False), ("time including callees", True)):
         print(f"| # | {title} | function |")
         print("|---|---|---|")
