@@ -12,8 +12,17 @@ next to that moto_server itself, with the same client on both sides, in alternat
 Before timing, each reference must answer as expected: MockCDN's read and moto's presigned read 200 with exactly
 the object's bytes; the upload to MockCDN 201 and a GET of its link the file's size and SHA-256; the object
 `aws s3 cp` wrote, a presigned GET with the file's size and SHA-256. Each ratio is taken within its round;
-reported: medians of the rounds with their min-max. Servers run on CPU 0, the clients on CPU 1 where the
-machine has two (so moto_server, the store, shares MockCDN's CPU).
+reported: medians of the rounds with their min-max.
+
+Placement, where the machine has two CPUs: moto_server (the store, a single Python process and the reads'
+bottleneck) alone on CPU 0 in every read run, so that both sides of the ratio get the same store; MockCDN and
+the clients on CPU 1, as a CDN and its store are on different machines in use. MockCDN's own cost is not
+hidden: its CPU time per read is reported, and each round also times the reads with MockCDN moved onto the
+store's CPU 0 (the placement of the earlier runs), where every millisecond MockCDN spends is one the store
+loses. The uploads run with MockCDN on CPU 0 as before. moto_server's access log counts the store requests
+each MockCDN read cost, and moto_server's CPU time per read gives the store's work ratio (its CPU per presigned
+GET over its CPU per MockCDN read): what the read ratio comes to when the store is the bottleneck on a CPU of
+its own, and a figure that other load on the machine moves far less than the request rates.
 
 Writes markdown to stdout and, with --output, to that file.
 """
@@ -28,8 +37,8 @@ import sys
 import tempfile
 import time
 
-from bench import REPO, Measure, MockCDN, checked, cpus, fetch, pinned, wrk
-from s3_upload import Target, copy_mib_per_s, random_file, read_back, start_moto, without_aws_configuration
+from bench import REPO, Measure, MockCDN, checked, cpus, fetch, free_port, pinned, wait_200, wrk
+from s3_upload import Target, copy_mib_per_s, random_file, read_back, without_aws_configuration
 
 MIB = 1024 * 1024
 BUCKET = "bench-store"
@@ -77,6 +86,52 @@ def blob_of(moto_url, prefix):
     return keys[0]
 
 
+def start_store(log):
+    """moto_server on CPU 0 on a free loopback port, its access log (werkzeug's, one line a request) to `log`;
+    returns the process and its URL."""
+    port = free_port()
+    process = subprocess.Popen(pinned(0, ["moto_server", "-H", "127.0.0.1", "-p", str(port)]),
+                               stdout=subprocess.DEVNULL, stderr=log)
+    if not wait_200(port, "/moto-api/"):
+        process.kill()
+        sys.exit("moto_server did not start")
+    return process, f"http://127.0.0.1:{port}"
+
+
+def store_requests(log_path):
+    """The GETs moto_server logged so far: (record GETs, blob GETs) under MockCDN's prefix."""
+    with open(log_path, errors="replace") as handle:
+        text = handle.read()
+    return text.count(f'"GET /{BUCKET}/mockcdn/meta/'), text.count(f'"GET /{BUCKET}/mockcdn/blobs/')
+
+
+def cpu_seconds(pid):
+    """User plus system CPU time of process `pid` so far, threads included."""
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def move(process, cpu):
+    """Every thread of `process` onto CPU `cpu` (threads it starts later inherit it)."""
+    if cpus() >= 2 and shutil.which("taskset"):
+        subprocess.run(["taskset", "-a", "-p", "-c", str(cpu), str(process.pid)], capture_output=True, check=True)
+
+
+class Costs:
+    """wrk's rate over one run, and what each server spent on it."""
+
+    def __init__(self, url, seconds, headers, mockcdn, store, log_path):
+        before = cpu_seconds(mockcdn.process.pid), cpu_seconds(store.pid), store_requests(log_path)
+        self.rate = wrk(url, seconds, headers)
+        after = cpu_seconds(mockcdn.process.pid), cpu_seconds(store.pid), store_requests(log_path)
+        self.requests = self.rate * seconds
+        self.mockcdn_ms = (after[0] - before[0]) * 1000 / self.requests
+        self.store_ms = (after[1] - before[1]) * 1000 / self.requests
+        self.records = after[2][0] - before[2][0]
+        self.blobs = after[2][1] - before[2][1]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(REPO, ".build/release/mockcdn"))
@@ -100,14 +155,16 @@ def main():
                            capture_output=True, text=True).stdout.strip()
 
     work = tempfile.mkdtemp(prefix="mockcdn-bench-s3-store-")
+    store_log_path = os.path.join(work, "moto.log")
+    store_log = open(store_log_path, "w")
     servers = []
     try:
-        moto, moto_url = start_moto()
+        moto, moto_url = start_store(store_log)
         servers.append(moto)
         moto_target = Target("moto_server", moto_url, BUCKET, "cp/s3-upload.bin", "bench", "bench")
         moto_target.client().create_bucket(Bucket=BUCKET)
         mockcdn = MockCDN(args.binary, "--store", f"s3://{BUCKET}/mockcdn", "--fixtures", "none",
-                          env=store_environment(moto_url))
+                          env=store_environment(moto_url), cpu=1)
         servers.append(mockcdn)
 
         # Reads: one 64 KiB object, through MockCDN with a FAT header, and its blob by moto's presigned GET.
@@ -129,13 +186,22 @@ def main():
         copy_mib_per_s(args.aws, path, moto_target)
         read_back(moto_target, size, digest, -(-size // (8 * MIB)))
 
-        reads = {"MockCDN": [], "moto_server": []}
+        reads = {"own": [], "shared": [], "moto_server": []}
+        costs = {"own": [], "shared": [], "moto_server": []}
         uploads = {"MockCDN": [], "moto_server": []}
-        read_ratios, upload_ratios = [], []
+        read_ratios, work_ratios = {"own": [], "shared": []}, {"own": [], "shared": []}
+        upload_ratios = []
         for _ in range(args.runs):
-            reads["MockCDN"].append(wrk(plain, args.seconds, fat_header))
-            reads["moto_server"].append(wrk(moto_read, args.seconds))
-            read_ratios.append(reads["MockCDN"][-1] / reads["moto_server"][-1])
+            move(mockcdn.process, 1)
+            for name, url, headers in (("own", plain, fat_header), ("moto_server", moto_read, []),
+                                       ("shared", plain, fat_header)):
+                if name == "shared":
+                    move(mockcdn.process, 0)
+                costs[name].append(Costs(url, args.seconds, headers, mockcdn, moto, store_log_path))
+                reads[name].append(costs[name][-1].rate)
+            for name in ("own", "shared"):
+                read_ratios[name].append(reads[name][-1] / reads["moto_server"][-1])
+                work_ratios[name].append(costs["moto_server"][-1].store_ms / costs[name][-1].store_ms)
             uploads["MockCDN"].append(stream_upload_mib_per_s(mockcdn, path, size, digest))
             uploads["moto_server"].append(copy_mib_per_s(args.aws, path, moto_target))
             upload_ratios.append(uploads["MockCDN"][-1] / uploads["moto_server"][-1])
@@ -149,6 +215,7 @@ def main():
             else:
                 server.terminate()
                 server.wait(timeout=20)
+        store_log.close()
         shutil.rmtree(work, ignore_errors=True)
 
     def rate(values, unit):
@@ -157,25 +224,50 @@ def main():
             return f"{measure} req/s"
         return f"{measure.median:.1f} ({measure.low:.1f}-{measure.high:.1f}) MiB/s"
 
+    def per_read(runs, field):
+        measure = Measure([getattr(run, field) for run in runs])
+        return f"{measure.median:.2f} ({measure.low:.2f}-{measure.high:.2f})"
+
+    def record_gets(runs):
+        reads = sum(run.requests for run in runs)
+        records, blobs = sum(run.records for run in runs), sum(run.blobs for run in runs)
+        return f"{records / reads:.3f} ({records:,} record GETs, {blobs:,} blob GETs, {reads:,.0f} reads)"
+
     load = os.getloadavg()
+    own, shared, direct = costs["own"], costs["shared"], costs["moto_server"]
     lines = [
         "# The S3 store at the store's pace",
         "",
         f"`python3 Benchmarks/s3_store.py` at `{commit}`{' (with uncommitted changes)' if dirty else ''}, "
         f"{version or 'mockcdn'} (`{os.path.relpath(args.binary, REPO)}`); {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
         f"Machine: {cpus()} CPUs ({platform.machine()}), shared with other builds while this ran (load average "
-        f"{load[0]:.1f} at the end), so absolute figures are noisy; the ratios are taken within each round. "
-        f"Servers (MockCDN and moto_server, which is MockCDN's store) on CPU 0, clients on CPU 1. "
+        f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f} at the end), so absolute figures are noisy; the ratios are "
+        f"taken within each round. moto_server (MockCDN's store) alone on CPU 0 and the clients on CPU 1; MockCDN "
+        f"on CPU 1 (\"own CPU\") or moved onto CPU 0 (\"store's CPU\"); uploads with MockCDN on CPU 0. "
         f"{args.runs} rounds; medians (min-max).",
         "",
         "| case | MockCDN on the S3 store | reference (moto_server alone, same client) | MockCDN / reference |",
         "|---|---|---|---|",
-        f"| 64 KiB GET, wrk -t2 -c64 {args.seconds} s, FAT header / moto's presigned GET of the same blob | "
-        f"{rate(reads['MockCDN'], 'req/s')} | {rate(reads['moto_server'], 'req/s')} | "
-        f"{Measure(read_ratios).ratio()} |",
+        f"| 64 KiB GET, wrk -t2 -c64 {args.seconds} s, FAT header / moto's presigned GET of the same blob; the "
+        f"store on its own CPU | {rate(reads['own'], 'req/s')} | {rate(reads['moto_server'], 'req/s')} | "
+        f"{Measure(read_ratios['own']).ratio()} |",
+        f"| the same, MockCDN on the store's CPU | {rate(reads['shared'], 'req/s')} | (the same runs) | "
+        f"{Measure(read_ratios['shared']).ratio()} |",
         f"| {args.size_mib} MiB upload: curl multipart to the Stream route / `aws s3 cp` straight to moto | "
         f"{rate(uploads['MockCDN'], 'MiB/s')} | {rate(uploads['moto_server'], 'MiB/s')} | "
         f"{Measure(upload_ratios).ratio()} |",
+        "",
+        "Per read, over the same runs (CPU time from /proc, store requests from moto_server's access log; a "
+        "run's blob GETs include those of the reads still in flight when wrk stopped):",
+        "",
+        "| | own CPU | store's CPU | moto_server alone |",
+        "|---|---|---|---|",
+        f"| MockCDN's CPU per read, ms | {per_read(own, 'mockcdn_ms')} | {per_read(shared, 'mockcdn_ms')} | - |",
+        f"| moto_server's CPU per read, ms | {per_read(own, 'store_ms')} | {per_read(shared, 'store_ms')} | "
+        f"{per_read(direct, 'store_ms')} |",
+        f"| record GETs per read, besides the blob's GET | {record_gets(own)} | {record_gets(shared)} | 0 |",
+        f"| the store's work ratio: moto's CPU per presigned GET / per MockCDN read, same round | "
+        f"{Measure(work_ratios['own']).ratio()} | {Measure(work_ratios['shared']).ratio()} | 1 |",
         "",
         f"Checked before timing and after the last round: both reads answer 200 with the object's "
         f"{len(small):,} bytes; the upload to MockCDN answered 201 and its link served the file's {size:,} "

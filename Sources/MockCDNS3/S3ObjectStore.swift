@@ -320,12 +320,11 @@ public final class S3ObjectStore: ObjectStore {
 
     // MARK: - Records
 
-    /// The record of `key`: the cached one while it is fresh, else read from the bucket (and cached).
+    /// The record of `key`: the cached one while it is fresh, else read from the bucket (once for all the
+    /// readers that want it at the same time) and cached.
     func currentRecord(_ key: ObjectKey) async throws -> Record? {
         if let cached = self.records.fresh(key) { return cached }
-        let record = try await self.record(key)?.record
-        self.records.keep(record, for: key)
-        return record
+        return try await self.records.read(key) { try await self.record(key)?.record }
     }
 
     /// The record of `key` and its ETag, read from the bucket, or nil.

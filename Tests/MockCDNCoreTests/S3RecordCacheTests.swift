@@ -1,0 +1,176 @@
+import Foundation
+import MockCDNCore
+import Synchronization
+import Testing
+
+@testable import MockCDNS3
+
+/// The S3 store's record cache on its own (no bucket): a record that is not fresh is read once for every
+/// reader that wants it at the same time, and sharing that read never stretches the staleness bound.
+@Suite("S3 record cache")
+struct S3RecordCacheTests {
+    /// A clock that moves only when told.
+    final class ManualTime: Sendable {
+        private let current = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+        var now: Date { self.current.withLock { $0 } }
+        func advance(by seconds: TimeInterval) { self.current.withLock { $0 += seconds } }
+    }
+
+    /// A record GET that answers when the test says so, counting how many were sent.
+    final class HeldFetch: Sendable {
+        private let state = Mutex<(sent: Int, open: Bool, waiting: [CheckedContinuation<Void, Never>])>((0, false, []))
+        let answer: S3ObjectStore.Record?
+
+        init(answer: S3ObjectStore.Record?) { self.answer = answer }
+
+        var sent: Int { self.state.withLock { $0.sent } }
+
+        func fetch() async throws -> S3ObjectStore.Record? {
+            await withCheckedContinuation { continuation in
+                let open = self.state.withLock { state in
+                    state.sent += 1
+                    if !state.open { state.waiting.append(continuation) }
+                    return state.open
+                }
+                if open { continuation.resume() }
+            }
+            return self.answer
+        }
+
+        func release() {
+            let waiting = self.state.withLock { state in
+                state.open = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for continuation in waiting { continuation.resume() }
+        }
+
+        /// Waits (up to 5 s) until `count` GETs were sent.
+        func waitUntilSent(_ count: Int) async throws {
+            for _ in 0..<500 where self.sent < count { try await Task.sleep(for: .milliseconds(10)) }
+        }
+    }
+
+    static let key = try! ObjectKey("attachments/1/a.bin")
+
+    static func record(owner: String) -> S3ObjectStore.Record {
+        S3ObjectStore.Record(
+            metadata: ObjectMetadata(
+                key: Self.key,
+                size: 3,
+                sha256: Array(repeating: 0, count: 32),
+                attributes: ObjectAttributes(contentType: "application/octet-stream", owner: owner)
+            ),
+            blob: "blobs/attachments/1/a.bin/\(owner)"
+        )
+    }
+
+    /// What `S3ObjectStore.currentRecord` does: the fresh entry, else the shared read.
+    static func current(_ cache: S3RecordCache, _ fetch: HeldFetch) async throws -> S3ObjectStore.Record? {
+        if let fresh = cache.fresh(Self.key) { return fresh }
+        return try await cache.read(Self.key) { try await fetch.fetch() }
+    }
+
+    @Test("readers that miss at the same time share one record GET, and its answer is kept")
+    func sharedRead() async throws {
+        let time = ManualTime()
+        let cache = S3RecordCache(staleness: .seconds(1), capacity: 10, now: { time.now })
+        let fetch = HeldFetch(answer: Self.record(owner: "alice"))
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<32 { group.addTask { try await Self.current(cache, fetch)?.metadata.owner } }
+            try await fetch.waitUntilSent(1)
+            try await Task.sleep(for: .milliseconds(50))
+            fetch.release()
+            for try await owner in group { #expect(owner == "alice") }
+        }
+        #expect(fetch.sent == 1)
+        #expect(cache.fresh(Self.key)?.metadata.owner == "alice")
+    }
+
+    @Test("a shared record is dated when its GET was sent, so it is never trusted past the bound")
+    func datedWhenSent() async throws {
+        let time = ManualTime()
+        let cache = S3RecordCache(staleness: .seconds(1), capacity: 10, now: { time.now })
+        let fetch = HeldFetch(answer: Self.record(owner: "alice"))
+        async let read = Self.current(cache, fetch)
+        try await fetch.waitUntilSent(1)
+        time.advance(by: 0.5)
+        fetch.release()
+        #expect(try await read?.metadata.owner == "alice")
+        time.advance(by: 0.25)
+        #expect(cache.fresh(Self.key) != nil)
+        // 1.25 s after the GET was sent, 0.75 s after it answered: expired.
+        time.advance(by: 0.5)
+        #expect(cache.fresh(Self.key) == nil)
+    }
+
+    @Test("a GET sent longer ago than the bound is not joined; a new one is sent")
+    func oldFlightNotJoined() async throws {
+        let time = ManualTime()
+        let cache = S3RecordCache(staleness: .seconds(1), capacity: 10, now: { time.now })
+        let fetch = HeldFetch(answer: Self.record(owner: "alice"))
+        async let first = Self.current(cache, fetch)
+        try await fetch.waitUntilSent(1)
+        time.advance(by: 1)
+        async let second = Self.current(cache, fetch)
+        try await fetch.waitUntilSent(2)
+        fetch.release()
+        #expect(try await first?.metadata.owner == "alice")
+        #expect(try await second?.metadata.owner == "alice")
+        #expect(fetch.sent == 2)
+    }
+
+    @Test("the store's own write while a record GET is in flight wins over what that GET read")
+    func writeDuringFlight() async throws {
+        let time = ManualTime()
+        let cache = S3RecordCache(staleness: .seconds(60), capacity: 10, now: { time.now })
+        let old = HeldFetch(answer: Self.record(owner: "alice"))
+        async let read = Self.current(cache, old)
+        try await old.waitUntilSent(1)
+        cache.keep(Self.record(owner: "bob"), for: Self.key)
+        // A reader now gets the write's record, not the GET still in flight.
+        #expect(try await Self.current(cache, old)?.metadata.owner == "bob")
+        old.release()
+        #expect(try await read?.metadata.owner == "alice")
+        #expect(cache.fresh(Self.key)?.metadata.owner == "bob")
+        // The same for a forget (a delete, or a blob found gone): the GET that was in flight does not land.
+        time.advance(by: 61)
+        let again = HeldFetch(answer: Self.record(owner: "carol"))
+        async let late = Self.current(cache, again)
+        try await again.waitUntilSent(1)
+        cache.forget(Self.key)
+        again.release()
+        #expect(try await late?.metadata.owner == "carol")
+        #expect(cache.fresh(Self.key) == nil)
+    }
+
+    @Test("a failed record GET fails every reader that shared it, and the next read sends another")
+    func sharedFailure() async throws {
+        struct Refused: Error {}
+        let cache = S3RecordCache(staleness: .seconds(1), capacity: 10, now: { Date() })
+        let calls = Atomic<Int>(0)
+        await #expect(throws: Refused.self) {
+            try await cache.read(Self.key) {
+                calls.add(1, ordering: .relaxed)
+                throw Refused()
+            }
+        }
+        let record = try await cache.read(Self.key) {
+            calls.add(1, ordering: .relaxed)
+            return Self.record(owner: "alice")
+        }
+        #expect(record?.metadata.owner == "alice")
+        #expect(calls.load(ordering: .relaxed) == 2)
+    }
+
+    @Test("with the cache off every read sends its own GET and nothing is kept")
+    func off() async throws {
+        let cache = S3RecordCache(staleness: .zero, capacity: 10, now: { Date() })
+        let fetch = HeldFetch(answer: Self.record(owner: "alice"))
+        fetch.release()
+        for _ in 0..<3 { #expect(try await Self.current(cache, fetch)?.metadata.owner == "alice") }
+        #expect(fetch.sent == 3)
+        #expect(cache.fresh(Self.key) == nil)
+    }
+}
