@@ -233,6 +233,10 @@ def main():
         records, blobs = sum(run.records for run in runs), sum(run.blobs for run in runs)
         return f"{records / reads:.3f} ({records:,} record GETs, {blobs:,} blob GETs, {reads:,.0f} reads)"
 
+    def verdict(ratios):
+        """Issue 34's target for the S3 store's reads and uploads."""
+        return f"; target >= 0.8x {'met' if Measure(ratios).median >= 0.8 else 'MISSED'}"
+
     load = os.getloadavg()
     own, shared, direct = costs["own"], costs["shared"], costs["moto_server"]
     lines = [
@@ -250,12 +254,12 @@ def main():
         "|---|---|---|---|",
         f"| 64 KiB GET, wrk -t2 -c64 {args.seconds} s, FAT header / moto's presigned GET of the same blob; the "
         f"store on its own CPU | {rate(reads['own'], 'req/s')} | {rate(reads['moto_server'], 'req/s')} | "
-        f"{Measure(read_ratios['own']).ratio()} |",
+        f"{Measure(read_ratios['own']).ratio()}{verdict(read_ratios['own'])} |",
         f"| the same, MockCDN on the store's CPU | {rate(reads['shared'], 'req/s')} | (the same runs) | "
         f"{Measure(read_ratios['shared']).ratio()} |",
         f"| {args.size_mib} MiB upload: curl multipart to the Stream route / `aws s3 cp` straight to moto | "
         f"{rate(uploads['MockCDN'], 'MiB/s')} | {rate(uploads['moto_server'], 'MiB/s')} | "
-        f"{Measure(upload_ratios).ratio()} |",
+        f"{Measure(upload_ratios).ratio()}{verdict(upload_ratios)} |",
         "",
         "Per read, over the same runs (CPU time from /proc, store requests from moto_server's access log; a "
         "run's blob GETs include those of the reads still in flight when wrk stopped):",
