@@ -193,6 +193,8 @@ let package = Package(
             name: "MockCDNCoreTests",
             dependencies: [
                 "MockCDNCore",
+                // The CRC64NVME tests call both of its paths, the fast one and the portable one.
+                "CMockCDNCrypto",
                 "MockCDNS3",
                 "MockCDNTestImages",
                 .product(name: "NIOCore", package: "swift-nio"),

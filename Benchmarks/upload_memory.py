@@ -13,6 +13,9 @@ disk: nginx's WebDAV `PUT` of the same file (`curl -T`; nginx writes its body to
 target and renames it, and does not fsync, so its time with an fsync of the file after it is shown too), and
 `cp` + `sync`. Each target's stored bytes are checked (SHA-256 of a GET, or of the file nginx wrote) before
 any is timed. Medians, with min-max, over `--rounds`.
+With `--before BINARY`, a second server (another build, its own data folder) takes the same two uploads in the
+same rounds, after the first one's in even rounds and before them in odd ones, so that a comparison of two
+builds sees the same load on a shared machine.
 With `--store s3`, the same against the S3 store on a moto_server this script starts: the upload goes up as
 a multipart upload of 8 MiB parts, and the refusal aborts it.
 """
@@ -201,7 +204,10 @@ def main():
     parser.add_argument("--binary", default=".build/release/mockcdn")
     parser.add_argument("--store", choices=["disk", "s3"], default="disk")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--before", help="another build to time in the same rounds (with --store disk)")
     args = parser.parse_args()
+    if args.before and args.store != "disk":
+        parser.error("--before takes --store disk")
     work = tempfile.mkdtemp(prefix="mockcdn-bench-")
     nginx = moto = None
     try:
@@ -225,9 +231,15 @@ def main():
         nginx, nginx_port = start_nginx(nginx_folder)
         server = subprocess.Popen([args.binary, "serve", "--port", "0", *store, "--log-level", "error", "--fixtures", "none"],
                                   stdout=subprocess.PIPE, text=True, env=environment)
-        times = {"multipart": [], "raw": [], "nginx": [], "nginx+fsync": [], "cp": []}
+        before = None
+        if args.before:
+            before = subprocess.Popen([args.before, "serve", "--port", "0", "--data-dir", os.path.join(work, "data-before"),
+                                       "--log-level", "error", "--fixtures", "none"], stdout=subprocess.PIPE, text=True)
+        times = {"multipart": [], "raw": [], "nginx": [], "nginx+fsync": [], "cp": [], "multipart before": [],
+                 "raw before": []}
         try:
             port = int(re.search(r":(\d+)$", server.stdout.readline().strip()).group(1))
+            before_port = int(re.search(r":(\d+)$", before.stdout.readline().strip()).group(1)) if before else None
             time.sleep(0.5)
             idle_rss = status_kib(server.pid, "VmRSS")
             peak_before = status_kib(server.pid, "VmHWM")
@@ -244,19 +256,33 @@ def main():
             nginx_code, _, _ = nginx_put(nginx_port, exact, nginx_folder)
             checks["nginx"] = nginx_code in (201, 204) and sha256_of_file(
                 os.path.join(nginx_folder, "root", "bench", "x.bin")) == expected
+            if before:
+                before_code, _, before_answer = upload(before_port, exact)
+                checks["multipart before"] = before_code == 201 and sha256_of_url(before_answer["file"]) == expected
+                before_code, _ = raw_put(before_port, exact, "bench/raw.bin")
+                get = s3_client(before_port).generate_presigned_url(
+                    "get_object", Params={"Bucket": "demo", "Key": "bench/raw.bin"})
+                checks["raw before"] = before_code == 200 and sha256_of_url(get) == expected
             if not all(checks.values()):
                 sys.exit(f"a target did not store the file: {checks} (multipart {code}, raw {raw_code}, "
                          f"nginx {nginx_code})")
 
-            for _ in range(args.rounds):
+            def mockcdn_uploads(at, suffix):
                 os.sync()
-                status, seconds, _ = upload(port, exact)
+                status, seconds, _ = upload(at, exact)
                 assert status == 201, status
-                times["multipart"].append(seconds)
+                times["multipart" + suffix].append(seconds)
                 os.sync()
-                status, seconds = raw_put(port, exact, "bench/raw.bin")
+                status, seconds = raw_put(at, exact, "bench/raw.bin")
                 assert status == 200, status
-                times["raw"].append(seconds)
+                times["raw" + suffix].append(seconds)
+
+            for round_number in range(args.rounds):
+                if before and round_number % 2 == 1:
+                    mockcdn_uploads(before_port, " before")
+                mockcdn_uploads(port, "")
+                if before and round_number % 2 == 0:
+                    mockcdn_uploads(before_port, " before")
                 os.sync()
                 status, seconds, synced = nginx_put(nginx_port, exact, nginx_folder)
                 assert status in (201, 204), status
@@ -282,8 +308,10 @@ def main():
                     sys.exit(f"S3 store: blobs {blobs} and {len(left_open)} open uploads; "
                              f"{2 + args.rounds} of 100 MiB and none expected")
         finally:
-            server.terminate()
-            server.wait(timeout=10)
+            for process in (server, before):
+                if process:
+                    process.terminate()
+                    process.wait(timeout=10)
 
         growth_mib = (peak_after - max(idle_rss, 0)) / 1024
         median = {name: spread(values)[0] for name, values in times.items()}
@@ -308,6 +336,14 @@ def main():
                   f"{shown(times['nginx+fsync'])} | {median[name] / median['nginx+fsync']:.2f}x |")
             print(f"| {label}, {rounds} | {shown(times[name])} | cp + sync of the same file: {shown(times['cp'])} | "
                   f"{median[name] / median['cp']:.2f}x |")
+        if before:
+            for name, label in (("multipart", "multipart"), ("raw", "raw PUT")):
+                print(f"| before ({args.before}): MockCDN {label}, {rounds} | {shown(times[name + ' before'])} | "
+                      f"nginx WebDAV PUT (curl -T): {shown(times['nginx'])} | "
+                      f"{median[name + ' before'] / median['nginx']:.2f}x |")
+                print(f"| MockCDN {label}: this build against before, {rounds} | {shown(times[name])} | "
+                      f"{shown(times[name + ' before'])} | {median[name] / median[name + ' before']:.2f}x |")
+        print(f"| load average at the end | {' '.join(open('/proc/loadavg').read().split()[:3])} | | |")
         if moto:
             print("| what the bucket holds after all | one 100 MiB blob per object, no open multipart upload | | |")
         if code != 201 or over_code != 413 or growth_mib >= 64:

@@ -290,10 +290,17 @@ static void build_crc64_table(uint64_t table[8][256], uint64_t polynomial) {
     }
 }
 
+#if defined(__x86_64__)
+static void build_crc64nvme_fold_constants(void);
+#endif
+
 static void build_crc_tables(void) {
     build_crc32_table(crc32_table, 0xEDB88320u);
     build_crc32_table(crc32c_table, 0x82F63B78u);
     build_crc64_table(crc64nvme_table, 0x9A6C9329AC4BC9B5ull);
+#if defined(__x86_64__)
+    build_crc64nvme_fold_constants();
+#endif
 }
 
 // Little-endian loads byte by byte: the compiler makes each one load on a little-endian machine, and the code
@@ -330,12 +337,9 @@ uint32_t CMockCDNCrypto_crc32c_update(uint32_t crc, const void *data, size_t len
     return crc32_slice8(crc32c_table, crc, data, length);
 }
 
-uint64_t CMockCDNCrypto_crc64nvme_update(uint64_t crc, const void *data, size_t length) {
-    pthread_once(&crc_tables_once, build_crc_tables);
-    if (length == 0) return crc;
-    const unsigned char *p = data;
+// The raw slice-by-8 step: `crc` is the running register, already inverted (no initial or final inversion).
+static uint64_t crc64nvme_slice8(uint64_t crc, const unsigned char *p, size_t length) {
     const uint64_t (*table)[256] = crc64nvme_table;
-    crc = ~crc;
     for (; length >= 8; p += 8, length -= 8) {
         uint64_t word = crc ^ load64le(p);
         crc = table[7][word & 0xff] ^ table[6][(word >> 8) & 0xff] ^ table[5][(word >> 16) & 0xff]
@@ -343,7 +347,96 @@ uint64_t CMockCDNCrypto_crc64nvme_update(uint64_t crc, const void *data, size_t 
             ^ table[1][(word >> 48) & 0xff] ^ table[0][word >> 56];
     }
     for (; length > 0; p++, length--) crc = (crc >> 8) ^ table[0][(crc ^ *p) & 0xff];
-    return ~crc;
+    return crc;
+}
+
+uint64_t CMockCDNCrypto_crc64nvme_update_portable(uint64_t crc, const void *data, size_t length) {
+    pthread_once(&crc_tables_once, build_crc_tables);
+    if (length == 0) return crc;
+    return ~crc64nvme_slice8(~crc, data, length);
+}
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+// Carry-less multiplication folding (Intel, "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ
+// Instruction", 2009). Every S3 object gets a CRC64NVME, and slice-by-8 runs at about a byte per cycle, a fifth
+// of an upload's hashing (Benchmarks/results/upload.md); PCLMULQDQ multiplies 64-bit polynomials in a few
+// cycles, so eight independent 16-byte lanes go through the body several times faster (100 MiB: 0.05 s against
+// 0.26 s for slice-by-8 on the loaded 2-core EPYC of that page).
+//
+// The register holds bytes in the reflected order a reflected CRC reads them: bit i of a 64-bit half stands for
+// x^(63 - i). A 16-byte block H·x^64 + L, with more bytes to come D bytes later, is congruent modulo P to
+// H·(x^(8D + 64) mod P) + L·(x^(8D) mod P) at that later place, each product under 128 bits. A carry-less
+// multiply of two reflected halves lands one degree low, so the constants are x^(8D + 63) and x^(8D - 1)
+// mod P. What is left after folding (16 bytes, and a tail of fewer) goes through the tables, so no Barrett
+// reduction is needed.
+static uint64_t crc64nvme_fold128[2];  // D = 128: eight lanes, each 128 bytes ahead of where it was
+static uint64_t crc64nvme_fold16[2];   // D = 16: one lane into the next
+
+// x^n mod P, reflected: multiplying by x is the bitwise CRC step.
+static uint64_t crc64nvme_xpow(unsigned n) {
+    uint64_t value = 1ull << 63;  // x^0
+    for (unsigned i = 0; i < n; i++) value = (value >> 1) ^ (0x9A6C9329AC4BC9B5ull & (0ull - (value & 1)));
+    return value;
+}
+
+static int crc64nvme_use_clmul;
+
+static void build_crc64nvme_fold_constants(void) {
+    crc64nvme_fold128[0] = crc64nvme_xpow(8 * 128 + 63);
+    crc64nvme_fold128[1] = crc64nvme_xpow(8 * 128 - 1);
+    crc64nvme_fold16[0] = crc64nvme_xpow(8 * 16 + 63);
+    crc64nvme_fold16[1] = crc64nvme_xpow(8 * 16 - 1);
+    // PCLMULQDQ and SSE4.1 are CPUID leaf 1, ECX; the SSE registers are always enabled on x86-64. CPUID itself
+    // rather than __builtin_cpu_supports, which reads a __cpu_model that libgcc or compiler-rt must provide.
+    unsigned eax, ebx, ecx, edx;
+    crc64nvme_use_clmul = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_PCLMUL) && (ecx & bit_SSE4_1);
+}
+
+__attribute__((target("pclmul,sse4.1")))
+static inline __m128i crc64nvme_fold(__m128i block, __m128i constants, __m128i next) {
+    __m128i high = _mm_clmulepi64_si128(block, constants, 0x00);  // H, the block's first 8 bytes
+    __m128i low = _mm_clmulepi64_si128(block, constants, 0x11);   // L, its last 8
+    return _mm_xor_si128(_mm_xor_si128(high, low), next);
+}
+
+// `crc` is the raw register (inverted); `length` at least 128.
+__attribute__((target("pclmul,sse4.1")))
+static uint64_t crc64nvme_clmul(uint64_t crc, const unsigned char *p, size_t length) {
+    const __m128i *in = (const __m128i *)p;
+    __m128i lane[8];
+    for (int i = 0; i < 8; i++) lane[i] = _mm_loadu_si128(in + i);
+    lane[0] = _mm_xor_si128(lane[0], _mm_cvtsi64_si128((long long)crc));
+    p += 128;
+    length -= 128;
+    const __m128i k128 = _mm_set_epi64x((long long)crc64nvme_fold128[1], (long long)crc64nvme_fold128[0]);
+    for (; length >= 128; p += 128, length -= 128) {
+        in = (const __m128i *)p;
+        for (int i = 0; i < 8; i++) lane[i] = crc64nvme_fold(lane[i], k128, _mm_loadu_si128(in + i));
+    }
+    const __m128i k16 = _mm_set_epi64x((long long)crc64nvme_fold16[1], (long long)crc64nvme_fold16[0]);
+    __m128i folded = lane[0];
+    for (int i = 1; i < 8; i++) folded = crc64nvme_fold(folded, k16, lane[i]);
+    for (; length >= 16; p += 16, length -= 16) {
+        folded = crc64nvme_fold(folded, k16, _mm_loadu_si128((const __m128i *)p));
+    }
+    // The folded block is congruent to everything read so far: its CRC from a zero register is the CRC so far.
+    unsigned char last[16];
+    _mm_storeu_si128((__m128i *)last, folded);
+    crc = crc64nvme_slice8(0, last, 16);
+    return crc64nvme_slice8(crc, p, length);
+}
+#endif
+
+uint64_t CMockCDNCrypto_crc64nvme_update(uint64_t crc, const void *data, size_t length) {
+    pthread_once(&crc_tables_once, build_crc_tables);
+    if (length == 0) return crc;
+#if defined(__x86_64__)
+    if (crc64nvme_use_clmul && length >= 128) return ~crc64nvme_clmul(~crc, data, length);
+#endif
+    return ~crc64nvme_slice8(~crc, data, length);
 }
 
 // MARK: - Random bytes and comparison

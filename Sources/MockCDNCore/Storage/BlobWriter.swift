@@ -11,10 +11,13 @@ import Darwin
 /// one's bytes are taken in.
 ///
 /// Bodies arrive in slices of a few KiB; one thread-pool hop per slice would dominate the time, so slices are
-/// gathered into `capacity`-byte writes, each a `pwrite` in one hop. The body is read, counted and hashed in
-/// the caller's task while the previous write copies its bytes into the page cache on a pool thread, so an
-/// upload takes about the longer of the two, not their sum. At most one write is in flight, and two buffers
-/// take turns: memory stays at two `capacity`s whatever the body's size.
+/// gathered until they hold `capacity` bytes, and each gathering is one `pwritev` in one hop. The slices are
+/// written where they are, not copied into a buffer of the writer's: a copy cost the caller's task a memmove of
+/// the whole body and, as its buffers were replaced, page faults on fresh memory. The body is read, counted and
+/// hashed in the caller's task while the previous write copies its bytes into the page cache on a pool thread,
+/// so an upload takes about the longer of the two, not their sum. At most one write is in flight, and a
+/// gathering ends once the storage its slices keep alive reaches `capacity` (a small slice of a large buffer
+/// counts as the large buffer): memory stays at about two `capacity`s whatever the body's size.
 enum BlobWriter {
     /// Writes all of `body` to `handle` from offset 0.
     ///
@@ -24,7 +27,7 @@ enum BlobWriter {
     ///   - capacity: bytes gathered per write.
     ///   - take: sees each slice, in order, before it is written; may refuse it by throwing (the size limit).
     /// - Returns: the number of bytes written.
-    /// - Throws: what `body` or `take` throws; `FileSystemError` for a failed write (its cause the `pwrite`
+    /// - Throws: what `body` or `take` throws; `FileSystemError` for a failed write (its cause the `pwritev`
     ///   errno). No write is still running when it returns or throws.
     static func write<Body: AsyncSequence>(
         _ body: Body,
@@ -32,62 +35,81 @@ enum BlobWriter {
         capacity: Int,
         take: (ByteBuffer) throws -> Void
     ) async throws -> Int64 where Body.Element == ByteBuffer {
-        try await withThrowingTaskGroup(of: ByteBuffer.self) { writes in
-            var buffer = ByteBufferAllocator().buffer(capacity: capacity)
-            var spare: ByteBuffer?
+        try await withThrowingTaskGroup(of: Void.self) { writes in
+            var gathered: [ByteBuffer] = []
+            var gatheredBytes = 0
+            var heldBytes = 0
             var offset: Int64 = 0
             var inFlight = false
-            // Hands `buffer` to the pool once the write before it is done, and takes up the buffer that write
-            // gives back.
+            // Hands the gathered slices to the pool once the write before them is done.
             func send() async throws {
-                if inFlight, var done = try await writes.next() {
-                    done.clear()
-                    spare = done
-                }
-                let bytes = buffer
-                let at = offset
+                if inFlight { try await writes.next() }
+                let (pieces, at) = (gathered, offset)
                 writes.addTask {
-                    try await handle.withUnsafeDescriptor { try Self.write(bytes, to: $0.rawValue, at: at) }
-                    return bytes
+                    try await handle.withUnsafeDescriptor { try Self.write(pieces, to: $0.rawValue, at: at) }
                 }
                 inFlight = true
-                offset += Int64(bytes.readableBytes)
-                buffer = spare ?? ByteBufferAllocator().buffer(capacity: capacity)
-                spare = nil
+                offset += Int64(gatheredBytes)
+                gathered = []
+                gatheredBytes = 0
+                heldBytes = 0
             }
             for try await chunk in body {
                 try take(chunk)
-                buffer.writeImmutableBuffer(chunk)
-                if buffer.readableBytes >= capacity { try await send() }
+                guard chunk.readableBytes > 0 else { continue }
+                gathered.append(chunk)
+                gatheredBytes += chunk.readableBytes
+                heldBytes += chunk.storageCapacity
+                if heldBytes >= capacity || gathered.count >= Self.maximumPieces { try await send() }
             }
-            if buffer.readableBytes > 0 { try await send() }
+            if gatheredBytes > 0 { try await send() }
             try await writes.waitForAll()
             return offset
         }
     }
 
-    /// `pwrite`s all of `bytes` at `offset`.
-    private static func write(_ bytes: ByteBuffer, to descriptor: CInt, at offset: Int64) throws {
-        try bytes.withUnsafeReadableBytes { bytes in
-            var written = 0
-            while written < bytes.count {
-                let count = pwrite(
-                    descriptor,
-                    bytes.baseAddress! + written,
-                    bytes.count - written,
-                    off_t(offset) + off_t(written)
+    /// Slices per `pwritev`: Linux's IOV_MAX, the most one call takes.
+    private static let maximumPieces = 1024
+
+    /// `pwritev`s all of `pieces`, one after another, at `offset`.
+    private static func write(_ pieces: [ByteBuffer], to descriptor: CInt, at offset: Int64) throws {
+        var vectors: [iovec] = []
+        vectors.reserveCapacity(pieces.count)
+        // The pointers stay good after each closure: `pieces` holds every buffer until this returns, and a
+        // ByteBuffer's storage moves only when it is written to, which nothing here does.
+        for piece in pieces {
+            piece.withUnsafeReadableBytes { bytes in
+                vectors.append(
+                    iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count)
                 )
+            }
+        }
+        try vectors.withUnsafeMutableBufferPointer { vectors in
+            var first = 0
+            var at = off_t(offset)
+            while first < vectors.count {
+                let count = pwritev(descriptor, vectors.baseAddress! + first, CInt(vectors.count - first), at)
                 guard count >= 0 else {
                     if errno == EINTR { continue }
                     let code = errno
                     throw FileSystemError(
                         code: code == ENOSPC || code == EDQUOT ? .unavailable : .unknown,
                         message: "cannot write the object's bytes",
-                        cause: FileSystemError.SystemCallError(systemCall: "pwrite", errno: Errno(rawValue: code)),
+                        cause: FileSystemError.SystemCallError(systemCall: "pwritev", errno: Errno(rawValue: code)),
                         location: .init(function: #function, file: #fileID, line: #line)
                     )
                 }
-                written += count
+                at += off_t(count)
+                // A short write: skip what went, and start again inside the piece it stopped in.
+                var left = count
+                while first < vectors.count, left >= vectors[first].iov_len {
+                    left -= vectors[first].iov_len
+                    first += 1
+                }
+                if left > 0 {
+                    vectors[first].iov_base = vectors[first].iov_base! + left
+                    vectors[first].iov_len -= left
+                }
             }
         }
     }

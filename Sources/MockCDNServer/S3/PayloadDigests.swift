@@ -17,20 +17,22 @@ final class PayloadDigests: Sendable {
     static let contentMD5Header = HTTPField.Name("Content-MD5")!
 
     private struct State {
-        let md5 = MD5Hasher()
-        let checksum: Checksummer
         /// The trailer's claim, once the trailer arrived.
         var trailerClaim: ClaimedChecksum?
         var finished: (md5: [UInt8], checksum: [UInt8])?
     }
 
-    private let state: Mutex<State>
+    // Each digest behind its own lock, so that an upload can run them on two threads at once (`PayloadBody`).
+    private let md5 = Mutex(MD5Hasher())
+    private let checksum: Mutex<Checksummer>
+    private let state = Mutex(State())
     let contentMD5: ClaimedChecksum?
     /// The claim in a header; nil when there is none, or it comes in the trailer.
     let headerClaim: ClaimedChecksum?
     /// The algorithm `x-amz-trailer` announces.
     let trailerAlgorithm: ChecksumAlgorithm?
-    var algorithm: ChecksumAlgorithm { self.state.withLock { $0.checksum.algorithm } }
+    /// The checksum it computes: the claimed algorithm's, else CRC64NVME.
+    let algorithm: ChecksumAlgorithm
 
     /// The claims of `request`, checked for form before any byte of the body is read. A presigned URL may
     /// carry its checksum in the query, as botocore hoists it there when it presigns with SigV2.
@@ -74,7 +76,8 @@ final class PayloadDigests: Sendable {
             )
         }
         let algorithm = self.headerClaim?.algorithm ?? self.trailerAlgorithm ?? Self.defaultAlgorithm
-        self.state = Mutex(State(checksum: Checksummer(algorithm)))
+        self.algorithm = algorithm
+        self.checksum = Mutex(Checksummer(algorithm))
     }
 
     /// Digests of a body that claims nothing (a copy's source read back): its MD5 and a CRC64NVME.
@@ -82,7 +85,8 @@ final class PayloadDigests: Sendable {
         self.contentMD5 = nil
         self.headerClaim = nil
         self.trailerAlgorithm = nil
-        self.state = Mutex(State(checksum: Checksummer(Self.defaultAlgorithm)))
+        self.algorithm = Self.defaultAlgorithm
+        self.checksum = Mutex(Checksummer(Self.defaultAlgorithm))
     }
 
     private static func invalidRequest(_ message: String) -> S3Error {
@@ -94,9 +98,21 @@ final class PayloadDigests: Sendable {
 
     /// Takes the next piece of the body.
     func update(_ chunk: ByteBuffer) {
-        self.state.withLock { state in
-            state.md5.update(chunk)
-            state.checksum.update(chunk)
+        self.updateMD5([chunk])
+        self.updateChecksum([chunk])
+    }
+
+    /// Takes the next pieces of the body into the MD5 only; `updateChecksum(_:)` must see the same pieces.
+    func updateMD5(_ chunks: [ByteBuffer]) {
+        self.md5.withLock { md5 in
+            for chunk in chunks { md5.update(chunk) }
+        }
+    }
+
+    /// Takes the next pieces of the body into the checksum only; `updateMD5(_:)` must see the same pieces.
+    func updateChecksum(_ chunks: [ByteBuffer]) {
+        self.checksum.withLock { checksum in
+            for chunk in chunks { checksum.update(chunk) }
         }
     }
 
@@ -124,7 +140,9 @@ final class PayloadDigests: Sendable {
     @discardableResult
     func verify() throws -> (md5: [UInt8], checksum: [UInt8]) {
         let (digests, trailerClaim) = self.state.withLock { state in
-            if state.finished == nil { state.finished = (state.md5.finalize(), state.checksum.finalize()) }
+            if state.finished == nil {
+                state.finished = (self.md5.withLock { $0.finalize() }, self.checksum.withLock { $0.finalize() })
+            }
             return (state.finished!, state.trailerClaim)
         }
         try self.contentMD5?.check(digests.md5)

@@ -68,13 +68,20 @@ struct S3Payload: Sendable {
 /// digests.
 ///
 /// The digests (MD5 for the ETag, and the checksum) are the costliest work an upload does on its bytes, so they
-/// run beside it: chunks are handed to the thread pool in batches of `batchBytes`, one batch hashed while the
-/// next is read and stored, in order (a batch goes only once the one before it is done). The body ends only
-/// after its last bytes are hashed, so the digests are whole when the store asks for attributes.
+/// run beside it, each in a lane of its own: chunks are handed to the thread pool in batches of `batchBytes`, and
+/// each batch goes to the MD5 lane and to the checksum lane, which hash it on two threads at once. A lane takes
+/// its batches in order (each starts once the lane's previous one is done), so the digests are those of the body
+/// read front to back, and the upload waits for the slower lane (MD5) rather than for the sum of the two. At most
+/// `batchesInFlight` batches are handed out and not yet hashed by both lanes; reading waits for the oldest
+/// beyond that, so memory stays bounded whatever the body's size. The body ends only after its last bytes are
+/// hashed, so the digests are whole when the store asks for attributes.
 struct PayloadBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
     typealias Element = ByteBuffer
     /// Bytes hashed per trip to the thread pool.
     static var batchBytes: Int { 1024 * 1024 }
+    /// Batches that may wait in the lanes: enough for the reading to run ahead of a lane that a busy thread
+    /// held up, few enough that the bytes held stay a few MiB.
+    static var batchesInFlight: Int { 4 }
     let base: Base
     let chunked: AWSChunkedBody<Base>?
     let digests: PayloadDigests
@@ -86,33 +93,48 @@ struct PayloadBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable wher
         /// Chunks read but not yet handed to the digests (slices of the body, not copies), and their size.
         var batch: [ByteBuffer] = []
         var batchSize = 0
-        /// The batch being hashed on the thread pool. A body left unread midway leaves it to finish alone: it
-        /// only reads bytes it holds.
-        var hashing: EventLoopFuture<Void>?
+        /// Each lane's last batch, which the lane's next batch follows. A body left unread midway leaves them to
+        /// finish alone: they only read bytes they hold.
+        var md5Lane: EventLoopFuture<Void>?
+        var checksumLane: EventLoopFuture<Void>?
+        /// Batches handed to the lanes, oldest first, each done once both lanes hashed it.
+        var inFlight: [EventLoopFuture<Void>] = []
 
         mutating func next() async throws -> ByteBuffer? {
             let chunk = self.chunked != nil ? try await self.chunked!.next() : try await self.plain!.next()
             guard let chunk else {
-                try await self.hashing?.get()
-                self.hashing = nil
-                for piece in self.batch { self.digests.update(piece) }
+                try await self.md5Lane?.get()
+                try await self.checksumLane?.get()
+                (self.md5Lane, self.checksumLane, self.inFlight) = (nil, nil, [])
+                self.digests.updateMD5(self.batch)
+                self.digests.updateChecksum(self.batch)
                 self.batch = []
                 return nil
             }
             self.batch.append(chunk)
             self.batchSize += chunk.readableBytes
             if self.batchSize >= PayloadBody.batchBytes {
-                try await self.hashing?.get()
+                if self.inFlight.count >= PayloadBody.batchesInFlight { try await self.inFlight.removeFirst().get() }
                 let (batch, digests) = (self.batch, self.digests)
-                self.hashing = NIOThreadPool.singleton.runIfActive(
-                    eventLoop: MultiThreadedEventLoopGroup.singleton.any()
-                ) {
-                    for piece in batch { digests.update(piece) }
-                }
+                let md5Lane = Self.after(self.md5Lane) { digests.updateMD5(batch) }
+                let checksumLane = Self.after(self.checksumLane) { digests.updateChecksum(batch) }
+                (self.md5Lane, self.checksumLane) = (md5Lane, checksumLane)
+                self.inFlight.append(md5Lane.and(checksumLane).map { _ in })
                 self.batch = []
                 self.batchSize = 0
             }
             return chunk
+        }
+
+        /// Runs `work` on the thread pool once `previous` (a lane's last batch) is done.
+        private static func after(
+            _ previous: EventLoopFuture<Void>?,
+            _ work: @escaping @Sendable () -> Void
+        ) -> EventLoopFuture<Void> {
+            guard let previous else {
+                return NIOThreadPool.singleton.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any(), work)
+            }
+            return previous.flatMap { NIOThreadPool.singleton.runIfActive(eventLoop: previous.eventLoop, work) }
         }
     }
 
