@@ -62,8 +62,8 @@ def main():
         ("python3 -m http.server (reference)", measure([sys.executable, "-m", "http.server", "{port}", "--bind", "127.0.0.1"], "/", args.runs)),
     ]
     reference = statistics.median(rows[1][1])
-    print(f"| server | runs | median ms | min ms | max ms | ratio to reference |")
-    print(f"|---|---|---|---|---|---|")
+    print("| server | runs | median ms | min ms | max ms | ratio to reference |")
+    print("|---|---|---|---|---|---|")
     for name, samples in rows:
         median = statistics.median(samples)
         print(f"| {name} | {len(samples)} | {median:.1f} | {min(samples):.1f} | {max(samples):.1f} | {median / reference:.2f}x |")

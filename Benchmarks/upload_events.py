@@ -16,7 +16,6 @@ import argparse
 import http.server
 import json
 import os
-import statistics
 import sys
 import threading
 import time
