@@ -25,6 +25,19 @@ struct HTTPDateTests {
     }
 
     @Test(
+        "IMF-fixdate at the ends of the four-digit years and past them",
+        arguments: [
+            (-62_135_596_800 as Int64, "Mon, 01 Jan 0001 00:00:00 GMT"),
+            (-59_042_995_201, "Wed, 31 Dec 0098 23:59:59 GMT"),
+            (253_402_300_799, "Fri, 31 Dec 9999 23:59:59 GMT"),
+            (253_402_300_800, "Sat, 01 Jan 10000 00:00:00 GMT"),
+        ]
+    )
+    func imfFixdateEnds(unix: Int64, text: String) {
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: Double(unix))) == text)
+    }
+
+    @Test(
         "the other forms name the same instant: numeric zones (converted to UTC), rfc850-date and asctime-date",
         arguments: [
             // RFC 9110 section 5.6.7's obsolete forms of its example.

@@ -13,10 +13,55 @@ public enum HTTPDate {
     /// - Returns: the text.
     public static func format(_ date: Date) -> String {
         let parts = UTCDate(unix: Int64(date.timeIntervalSince1970.rounded(.down)))
-        return "\(days[Int(parts.weekday)]), \(UTCDate.pad(parts.day, 2)) \(months[Int(parts.month) - 1]) "
-            + "\(UTCDate.pad(parts.year, 4)) \(UTCDate.pad(parts.hour, 2)):\(UTCDate.pad(parts.minute, 2)):"
-            + "\(UTCDate.pad(parts.second, 2)) GMT"
+        // Every answer of a read carries one (`Last-Modified`): written byte by byte into one allocation,
+        // where the interpolation below makes a dozen strings. Years of other widths take the long way.
+        guard (0...9999).contains(parts.year) else {
+            return "\(days[Int(parts.weekday)]), \(UTCDate.pad(parts.day, 2)) \(months[Int(parts.month) - 1]) "
+                + "\(UTCDate.pad(parts.year, 4)) \(UTCDate.pad(parts.hour, 2)):\(UTCDate.pad(parts.minute, 2)):"
+                + "\(UTCDate.pad(parts.second, 2)) GMT"
+        }
+        return String(unsafeUninitializedCapacity: Self.fixdateLength) { text in
+            var index = 0
+            func put(_ byte: UInt8) {
+                text[index] = byte
+                index += 1
+            }
+            func put(_ name: StaticString) {
+                name.withUTF8Buffer { for byte in $0 { put(byte) } }
+            }
+            func put(_ value: Int64, digits: Int) {
+                var divisor: Int64 = 1
+                for _ in 1..<digits { divisor *= 10 }
+                while divisor > 0 {
+                    put(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value / divisor % 10))
+                    divisor /= 10
+                }
+            }
+            put(Self.dayNames[Int(parts.weekday)])
+            put(UInt8(ascii: ","))
+            put(UInt8(ascii: " "))
+            put(parts.day, digits: 2)
+            put(UInt8(ascii: " "))
+            put(Self.monthNames[Int(parts.month) - 1])
+            put(UInt8(ascii: " "))
+            put(parts.year, digits: 4)
+            put(UInt8(ascii: " "))
+            put(parts.hour, digits: 2)
+            put(UInt8(ascii: ":"))
+            put(parts.minute, digits: 2)
+            put(UInt8(ascii: ":"))
+            put(parts.second, digits: 2)
+            put(" GMT")
+            return index
+        }
     }
+
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`.
+    private static let fixdateLength = 29
+    private static let dayNames: [StaticString] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let monthNames: [StaticString] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
 
     /// Parses an HTTP date in one of these forms, and nothing else:
     /// - IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`;

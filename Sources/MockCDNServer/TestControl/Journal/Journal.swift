@@ -150,19 +150,24 @@ final class Journal: Sendable {
     /// - Parameter query: the parsed query.
     /// - Returns: the query text, redacted.
     static func redacted(_ query: QueryItems) -> String {
-        query.raw.map { pair in
-            let bytes = Array(pair.text.utf8)
-            var secrets: [Range<Int>] = []
-            var start = 0
+        // The pairs joined first and redacted in one pass (every signed read is journaled): no range crosses
+        // the `&` between two pairs, so this is each pair redacted, then joined.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(query.raw.reduce(0) { $0 + $1.text.utf8.count + 1 })
+        var secrets: [Range<Int>] = []
+        for (index, pair) in query.raw.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: "&")) }
+            var start = bytes.count
+            bytes.append(contentsOf: pair.text.utf8)
+            let pairEnd = bytes.count
             // A secret's value runs to the end of the pair: whatever follows it may be more of it.
-            for end in bytes.indices where bytes[end] == UInt8(ascii: "?") || bytes[end] == UInt8(ascii: ";") {
-                secrets += Redaction.parameterSecrets(bytes[start..<end], valueRunsTo: bytes.count)
+            for end in start..<pairEnd where bytes[end] == UInt8(ascii: "?") || bytes[end] == UInt8(ascii: ";") {
+                secrets += Redaction.parameterSecrets(bytes[start..<end], valueRunsTo: pairEnd)
                 start = end + 1
             }
-            secrets += Redaction.parameterSecrets(bytes[start...], valueRunsTo: bytes.count)
-            return Redaction.replacing(secrets, in: bytes)
+            secrets += Redaction.parameterSecrets(bytes[start..<pairEnd], valueRunsTo: pairEnd)
         }
-        .joined(separator: "&")
+        return Redaction.replacing(secrets, in: bytes)
     }
 
     /// The path as sent, with secrets replaced by `REDACTED`: the value of a `;name=value` path parameter with

@@ -67,22 +67,40 @@ struct JournalMiddleware: RouterMiddleware {
     }
 
     /// Journals a request answered on the event loop (`FastReads`) as `handle` journals the same answer: the
-    /// entry on arrival, then the answer's notes (taken off it), then its length and the duration at once.
+    /// credential that authorised it, its status, and its length and the duration at once.
+    ///
+    /// Such an answer carries no note but the credential (a refusal or a fault is the router's), so the entry is
+    /// made whole in one step, not started and then updated twice under its lock.
     ///
     /// - Parameters:
     ///   - request: the request, which carries no body.
     ///   - query: its query.
-    ///   - response: the answer, of known length, which no fault touched; its notes are taken off.
+    ///   - credential: what authorised it.
+    ///   - response: the answer.
     ///   - started: when the request arrived.
     func record(
         answered request: Request,
         query: QueryItems,
-        response: inout Response,
+        credential: CredentialSource,
+        response: Response,
         started: ContinuousClock.Instant
     ) {
-        let entry = self.arrived(request, query: query)
-        _ = Self.answered(entry, &response)
-        _ = Self.completeNow(entry, response: response, received: ByteCount(), started: started)
+        // As `completeNow`: an answer of unknown length would be completed once written, which none here is.
+        let length = response.body.contentLength
+        _ = self.journal.record(
+            method: request.method.rawValue,
+            path: request.uri.path,
+            query: query,
+            clock: self.clock.unixSeconds,
+            state: .init(
+                credential: credential,
+                status: Int(response.status.code),
+                bytesIn: 0,
+                bytesOut: length ?? 0,
+                durationMilliseconds: length == nil ? 0 : Self.milliseconds(since: started),
+                fault: nil
+            )
+        )
     }
 
     /// A request's entry, as it arrives.
@@ -138,12 +156,16 @@ struct JournalMiddleware: RouterMiddleware {
         sent: ByteCount,
         started: ContinuousClock.Instant
     ) {
-        let elapsed = ContinuousClock.now - started
+        let duration = Self.milliseconds(since: started)
         entry.update {
             $0.bytesIn = received.value
             $0.bytesOut = sent.value
-            $0.durationMilliseconds =
-                Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            $0.durationMilliseconds = duration
         }
+    }
+
+    private static func milliseconds(since started: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - started
+        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
     }
 }
