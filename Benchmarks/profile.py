@@ -2,8 +2,9 @@
 """`make bench SECTIONS=profile`: where a signed read's time goes. Runs wrk's FAT-header reads of a 64 KiB
 object against the release server while `perf record` samples it (software clock, so it works where the
 machine has no hardware counters), then prints the ten hottest functions by their own time and the ten
-by time including what they call, names demangled. Linux only; needs Debian's linux-perf, and a binary with
-its symbols (`swift build -c release`'s, not the stripped one of the release tarball)."""
+by time including what they call (less the event loop's frames that every read passes through), names
+demangled. Linux only; needs Debian's linux-perf, and a binary with its symbols (the release tarball's build
+before it is stripped, as `make bench` passes it, or `swift build -c release`'s)."""
 import argparse
 import os
 import re
@@ -33,11 +34,14 @@ def top(data, children, count=10):
         match = re.match(r"\s+([\d.]+)%\s+(?:([\d.]+)%\s+)?\[[.k]\]\s+(.*\S)", line)
         if match:
             rows.append((float(match.group(1)), re.split(r"\s{2,}", match.group(3))[0]))
-    if children:  # thread entry points cover everything; keep functions of the work
+    if children:  # thread entry points and the event loop's read dispatch cover everything; keep the work
         rows = [row for row in rows if not re.search(r"start_thread|_dispatch_|swift_job_run|"
                                                      r"runJobInEstablishedExecutorContext|entry_SYSCALL|"
                                                      r"do_syscall|ThreadOpsPosix|setupThread|NIOThread|"
-                                                     r"SelectableEventLoop(C3run|C06runOne)", row[1])]
+                                                     r"SelectableEventLoop(C3run|C06runOne)|"
+                                                     r"blockingWaitForWork|whenReady0|SelectorEvent|handleEvent|"
+                                                     r"readable0|readFromSocket|fireChannelRead|invokeChannelRead|"
+                                                     r"ByteToMessageHandler|decodeLoop", row[1])]
     rows = rows[:count]
     names = demangle([name for _, name in rows])
     return [(percent, name[:140]) for (percent, _), name in zip(rows, names)]

@@ -314,7 +314,7 @@ def main():
                     process.wait(timeout=10)
 
         growth_mib = (peak_after - max(idle_rss, 0)) / 1024
-        median = {name: spread(values)[0] for name, values in times.items()}
+        median = {name: spread(values)[0] for name, values in times.items() if values}  # "before" only with --before
         print("| measurement | value | reference | ratio |")
         print("|---|---|---|---|")
         print(f"| 100 MiB upload status | {code} | 201 expected | |")

@@ -110,8 +110,9 @@ struct FastReads: Sendable {
         // First the answer, which has no effect, then the credential, whose check counts a cache hit: a read
         // handed to the router after that would count it twice. A variant is only looked at (`peek`) until
         // then; one the cache does not hold in memory is the router's to read or render.
-        let transform: ImageTransform?
-        do { transform = try CDNController.transform(in: query, of: metadata) } catch { return nil }
+        // The transform as the variant cache names it (nil: the object itself).
+        let transform: String?
+        do { transform = try CDNController.transform(in: query, of: metadata)?.normalized } catch { return nil }
         var body: ByteBuffer? = nil
         func answered(_ bytes: ByteBuffer, _ range: Range<Int>?) -> ResponseBody {
             body = CDNController.slice(bytes, range)
@@ -120,11 +121,7 @@ struct FastReads: Sendable {
         let answer: Response?
         if let transform {
             guard
-                let variant = self.variants.peek(
-                    object: key.rawValue,
-                    etag: metadata.etag,
-                    transform: transform.normalized
-                )
+                let variant = self.variants.peek(object: key.rawValue, etag: metadata.etag, transform: transform)
             else { return nil }
             answer = try? CDNController.answer(
                 request,
@@ -159,7 +156,7 @@ struct FastReads: Sendable {
         else { return nil }
         if let transform {
             // The route's lookup: counted as a hit, and the variant marked as just used.
-            _ = self.variants.cached(object: key.rawValue, etag: metadata.etag, transform: transform.normalized)
+            _ = self.variants.cached(object: key.rawValue, etag: metadata.etag, transform: transform)
         }
         // The journal, the count and the browser headers, in the order the router's stack adds them.
         self.journal.record(
