@@ -34,17 +34,19 @@ def top(data, children, count=10):
         match = re.match(r"\s+([\d.]+)%\s+(?:([\d.]+)%\s+)?\[[.k]\]\s+(.*\S)", line)
         if match:
             rows.append((float(match.group(1)), re.split(r"\s{2,}", match.group(3))[0]))
+    # Demangled before filtering: Swift's mangling abbreviates repeated words, so a name is only found whole there.
+    names = demangle([name for _, name in rows])
+    rows = [(percent, name) for (percent, _), name in zip(rows, names)]
     if children:  # thread entry points and the event loop's read dispatch cover everything; keep the work
         rows = [row for row in rows if not re.search(r"start_thread|_dispatch_|swift_job_run|"
                                                      r"runJobInEstablishedExecutorContext|entry_SYSCALL|"
                                                      r"do_syscall|ThreadOpsPosix|setupThread|NIOThread|"
-                                                     r"SelectableEventLoop(C3run|C06runOne)|"
-                                                     r"blockingWaitForWork|whenReady0|SelectorEvent|handleEvent|"
-                                                     r"readable0|readFromSocket|fireChannelRead|invokeChannelRead|"
-                                                     r"ByteToMessageHandler|decodeLoop", row[1])]
+                                                     r"SelectableEventLoop|Selector\.|SelectorEvent|"
+                                                     r"BaseSocketChannel|BaseStreamSocketChannel|fireChannelRead|"
+                                                     r"invokeChannelRead|ByteToMessage|HTTPDecoder|BetterHTTPParser|"
+                                                     r"llhttp", row[1])]
     rows = rows[:count]
-    names = demangle([name for _, name in rows])
-    return [(percent, name[:140]) for (percent, _), name in zip(rows, names)]
+    return [(percent, name[:140]) for percent, name in rows]
 
 
 def main():
