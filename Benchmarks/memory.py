@@ -252,8 +252,9 @@ def main():
     last = settle[args.settle_seconds] if settle else after
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
                             text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
-                           capture_output=True, text=True).stdout.strip()
+    # The sources only, as bench.sh's header: a whole `make bench` is writing its results while this runs.
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "Sources", "Package.swift"],
+                           cwd=REPO, capture_output=True, text=True).stdout.strip()
     version = subprocess.run([args.binary, "--version"], capture_output=True, text=True).stdout.strip()
     load = os.getloadavg()
     lines = [
