@@ -16,6 +16,13 @@ struct S3RecordCacheTests {
         func advance(by seconds: TimeInterval) { self.current.withLock { $0 += seconds } }
     }
 
+    /// A count that tasks add to.
+    final class Counter: Sendable {
+        private let value = Mutex(0)
+        var count: Int { self.value.withLock { $0 } }
+        func add() { self.value.withLock { $0 += 1 } }
+    }
+
     /// A record GET that answers when the test says so, counting how many were sent.
     final class HeldFetch: Sendable {
         private let state = Mutex<(sent: Int, open: Bool, waiting: [CheckedContinuation<Void, Never>])>((0, false, []))
@@ -66,6 +73,14 @@ struct S3RecordCacheTests {
         )
     }
 
+    /// A cache with a 1 s bound on a clock the test moves, and a record GET of alice's record that waits to be
+    /// released.
+    static func heldCache() -> (ManualTime, S3RecordCache, HeldFetch) {
+        let time = ManualTime()
+        let cache = S3RecordCache(staleness: .seconds(1), capacity: 10, now: { time.now })
+        return (time, cache, HeldFetch(answer: Self.record(owner: "alice")))
+    }
+
     /// What `S3ObjectStore.currentRecord` does: the fresh entry, else the shared read.
     static func current(_ cache: S3RecordCache, _ fetch: HeldFetch) async throws -> S3ObjectStore.Record? {
         if let fresh = cache.fresh(Self.key) { return fresh }
@@ -74,13 +89,20 @@ struct S3RecordCacheTests {
 
     @Test("readers that miss at the same time share one record GET, and its answer is kept")
     func sharedRead() async throws {
-        let time = ManualTime()
-        let cache = S3RecordCache(staleness: .seconds(1), capacity: 10, now: { time.now })
-        let fetch = HeldFetch(answer: Self.record(owner: "alice"))
+        let (_, cache, fetch) = Self.heldCache()
+        let started = Counter()
         try await withThrowingTaskGroup(of: String?.self) { group in
-            for _ in 0..<32 { group.addTask { try await Self.current(cache, fetch)?.metadata.owner } }
+            for _ in 0..<32 {
+                group.addTask {
+                    started.add()
+                    return try await Self.current(cache, fetch)?.metadata.owner
+                }
+            }
             try await fetch.waitUntilSent(1)
-            try await Task.sleep(for: .milliseconds(50))
+            // Released once every reader has started, so that the readers meet the GET in flight. Whenever a late
+            // one arrives, it finds the GET in flight or its answer fresh (the clock does not move): the count
+            // below does not depend on how long this takes, only on the sharing. Polled every 10 ms, for 5 s.
+            for _ in 0..<500 where started.count < 32 { try await Task.sleep(for: .milliseconds(10)) }
             fetch.release()
             for try await owner in group { #expect(owner == "alice") }
         }
@@ -90,9 +112,7 @@ struct S3RecordCacheTests {
 
     @Test("a shared record is dated when its GET was sent, so it is never trusted past the bound")
     func datedWhenSent() async throws {
-        let time = ManualTime()
-        let cache = S3RecordCache(staleness: .seconds(1), capacity: 10, now: { time.now })
-        let fetch = HeldFetch(answer: Self.record(owner: "alice"))
+        let (time, cache, fetch) = Self.heldCache()
         async let read = Self.current(cache, fetch)
         try await fetch.waitUntilSent(1)
         time.advance(by: 0.5)
@@ -107,9 +127,7 @@ struct S3RecordCacheTests {
 
     @Test("a GET sent longer ago than the bound is not joined; a new one is sent")
     func oldFlightNotJoined() async throws {
-        let time = ManualTime()
-        let cache = S3RecordCache(staleness: .seconds(1), capacity: 10, now: { time.now })
-        let fetch = HeldFetch(answer: Self.record(owner: "alice"))
+        let (time, cache, fetch) = Self.heldCache()
         async let first = Self.current(cache, fetch)
         try await fetch.waitUntilSent(1)
         time.advance(by: 1)
