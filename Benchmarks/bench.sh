@@ -103,10 +103,15 @@ load_seconds=60
 [ "$quick" = 1 ] && seconds=3 && load_seconds=20
 output=Benchmarks/results/latest.md
 [ ${#chosen[@]} = 0 ] || output=/dev/null
-# A section that fails (a reference that answered the wrong bytes, a server that did not start) says so in the
-# results and the run goes on to the next; the run's exit status is then 1.
+# part SECTION HEADING COMMAND...: when SECTION is chosen, COMMAND's results under the heading. A section that
+# fails (a reference that answered the wrong bytes, a server that did not start) says so in the results and the
+# run goes on to the next; the run's exit status is then 1.
 rm -f .build/bench/failed
-section() {
+part() {
+    local name=$1 heading=$2
+    shift 2
+    runs "$name" || return 0
+    printf '\n## %s\n\n' "$heading"
     "$@" || {
         status=$?
         echo
@@ -121,74 +126,23 @@ section() {
         "binary $binary. Machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)),"\
         "$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr); load average before:"\
         "$(cut -d' ' -f1-3 /proc/loadavg)."
-    if runs reads; then
-        echo
-        echo "## Signed GETs, startup, idle memory"
-        echo
-        section python3 Benchmarks/bench.py --binary "$binary" --seconds "$seconds" --load-seconds "$load_seconds" \
-            "${before[@]}"
-    fi
-    if runs upload; then
-        echo
-        echo "## Upload (100 MiB, --data-dir)"
-        echo
-        section python3 Benchmarks/upload_memory.py --binary "$binary"
-    fi
-    if runs upload-s3-store; then
-        echo
-        echo "## Upload (100 MiB, --store s3:// on moto_server)"
-        echo
-        section python3 Benchmarks/upload_memory.py --binary "$binary" --store s3
-    fi
-    if runs s3-upload; then
-        echo
-        echo "## S3 upload (100 MiB, aws s3 cp, multipart)"
-        echo
-        section python3 Benchmarks/s3_upload.py --binary "$binary"
-    fi
-    if runs s3-store; then
-        echo
-        echo "## The S3 store (64 KiB FAT reads, 100 MiB uploads) next to moto_server alone"
-        echo
-        section python3 Benchmarks/s3_store.py --binary "$binary" --seconds "$seconds"
-    fi
-    if runs resize; then
-        echo
-        echo "## Resize"
-        echo
-        section python3 Benchmarks/resize.py --binary "$binary" --reference .build/bench/vips_resize --wrk-seconds "$seconds"
-    fi
-    if runs events; then
-        echo
-        echo "## Uploads with a hanging webhook target"
-        echo
-        section python3 Benchmarks/upload_events.py --binary "$binary"
-    fi
-    if runs small-objects; then
-        echo
-        echo "## Small objects through boto3 (LocalStack's published measure)"
-        echo
-        section python3 Benchmarks/small_objects.py --binary "$binary"
-    fi
-    if runs scale; then
-        echo
-        echo "## Scale curves"
-        echo
-        section python3 Benchmarks/scale.py --binary "$binary" --seconds "$seconds"
-    fi
-    if runs profile; then
-        echo
-        echo "## Profile of the FAT read"
-        echo
-        section python3 Benchmarks/profile.py --binary "$profiled"
-    fi
-    if runs memory; then
-        echo
-        echo "## Memory under read load"
-        echo
-        section python3 Benchmarks/memory.py --binary "$binary" --seconds "$seconds" --load-seconds "$load_seconds" \
-            --output Benchmarks/results/memory.md
-    fi
+    part reads "Signed GETs, startup, idle memory" \
+        python3 Benchmarks/bench.py --binary "$binary" --seconds "$seconds" --load-seconds "$load_seconds" "${before[@]}"
+    part upload "Upload (100 MiB, --data-dir)" python3 Benchmarks/upload_memory.py --binary "$binary"
+    part upload-s3-store "Upload (100 MiB, --store s3:// on moto_server)" \
+        python3 Benchmarks/upload_memory.py --binary "$binary" --store s3
+    part s3-upload "S3 upload (100 MiB, aws s3 cp, multipart)" python3 Benchmarks/s3_upload.py --binary "$binary"
+    part s3-store "The S3 store (64 KiB FAT reads, 100 MiB uploads) next to moto_server alone" \
+        python3 Benchmarks/s3_store.py --binary "$binary" --seconds "$seconds"
+    part resize "Resize" \
+        python3 Benchmarks/resize.py --binary "$binary" --reference .build/bench/vips_resize --wrk-seconds "$seconds"
+    part events "Uploads with a hanging webhook target" python3 Benchmarks/upload_events.py --binary "$binary"
+    part small-objects "Small objects through boto3 (LocalStack's published measure)" \
+        python3 Benchmarks/small_objects.py --binary "$binary"
+    part scale "Scale curves" python3 Benchmarks/scale.py --binary "$binary" --seconds "$seconds"
+    part profile "Profile of the FAT read" python3 Benchmarks/profile.py --binary "${profiled:-}"
+    part memory "Memory under read load" python3 Benchmarks/memory.py --binary "$binary" --seconds "$seconds" \
+        --load-seconds "$load_seconds" --output Benchmarks/results/memory.md
 } | tee "$output"
 # A whole run puts every stated target (met or MISSED) in one table near the top of latest.md.
 if [ ${#chosen[@]} = 0 ]; then python3 Benchmarks/targets.py "$output"; fi

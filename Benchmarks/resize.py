@@ -25,6 +25,9 @@ import urllib.parse
 import uuid
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import Measure  # noqa: E402
+
 SECRET = b"demo-secret-for-local-testing-only"
 
 
@@ -164,20 +167,16 @@ def main():
     print(
         f"| resize 4000x4000 JPEG ({len(data) / 1e6:.1f} MB) -> 400x400, per request, cache off (median of {args.rounds} rounds x "
         f"{args.requests}) | {statistics.median(ours):.1f} ms | {statistics.median(theirs):.1f} ms in-process "
-        f"libvips | {spread(ratios)}; target <= 1.1x {'met' if statistics.median(ratios) <= 1.1 else 'MISSED'} |"
+        f"libvips | {Measure(ratios).ratio()}; target <= 1.1x {'met' if Measure(ratios).median <= 1.1 else 'MISSED'} |"
     )
     print(
         f"| cached 400x400 variant ({len(variant):,} B; wrk -t2 -c64 -d{args.wrk_seconds}s, {args.rounds} rounds) | "
         f"{statistics.median(cached):,.0f} req/s ({min(cached):,.0f}-{max(cached):,.0f}) | "
         f"{statistics.median(original):,.0f} req/s ({min(original):,.0f}-{max(original):,.0f}) for a plain object "
-        f"of the same bytes | {spread(variant_ratios)}; target >= 0.95x "
-        f"{'met' if statistics.median(variant_ratios) >= 0.95 else 'MISSED'} |"
+        f"of the same bytes | {Measure(variant_ratios).ratio()}; target >= 0.95x "
+        f"{'met' if Measure(variant_ratios).median >= 0.95 else 'MISSED'} |"
     )
 
-
-def spread(ratios):
-    """A ratio's median with the rounds' min-max."""
-    return f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f})"
 
 
 if __name__ == "__main__":

@@ -35,6 +35,9 @@ import tempfile
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import Measure  # noqa: E402
+
 MIB = 1024 * 1024
 SECRET = "demo-secret-for-local-testing-only"
 
@@ -326,12 +329,11 @@ def main():
         for name, label in (("multipart", "MockCDN multipart (curl -F, Stream file route)"),
                             ("raw", "MockCDN raw PUT (curl -T, presigned PutObject)")):
             # Each round's ratio, taken within the round (the machine's drift between rounds cancels out).
-            ratios = sorted(nginx / ours for ours, nginx in zip(times[name], times["nginx"]))
-            ratio = statistics.median(ratios)
+            ratio = Measure([nginx / ours for ours, nginx in zip(times[name], times["nginx"])])
             # Issue 34's target is the disk's (--data-dir); the S3 store's is against `aws s3 cp` (s3_store.py).
-            target = (f"; target >= 0.8x {'met' if ratio >= 0.8 else 'MISSED'}" if args.store == "disk" else "")
+            target = f"; target >= 0.8x {'met' if ratio.median >= 0.8 else 'MISSED'}" if args.store == "disk" else ""
             print(f"| {label}, {rounds} | {shown(times[name])} | nginx WebDAV PUT (curl -T): {shown(times['nginx'])} | "
-                  f"{ratio:.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}){target} |")
+                  f"{ratio.ratio()}{target} |")
             print(f"| {label}, {rounds} | {shown(times[name])} | nginx PUT + fsync of its file: "
                   f"{shown(times['nginx+fsync'])} | {median[name] / median['nginx+fsync']:.2f}x |")
             print(f"| {label}, {rounds} | {shown(times[name])} | cp + sync of the same file: {shown(times['cp'])} | "

@@ -55,6 +55,7 @@ struct S3RecordCacheTests {
 
         /// Waits (up to 5 s) until `count` GETs were sent.
         func waitUntilSent(_ count: Int) async throws {
+            // Poll interval; the loop gives up after 5 s.
             for _ in 0..<500 where self.sent < count { try await Task.sleep(for: .milliseconds(10)) }
         }
     }
