@@ -64,8 +64,9 @@ let package = Package(
             name: "CMockCDNCrypto",
             dependencies: ["CLibCrypto"]
         ),
-        // The allocator setting `mockcdn serve` makes at start (large blocks mapped and unmapped), and the trim
-        // of free memory a quiet server makes (glibc only).
+        // The allocator setting `mockcdn serve` makes at start (large blocks mapped and unmapped), the trim of
+        // free memory a quiet server makes (glibc only), and the early writeback of a large upload's dirty pages
+        // (Linux only).
         .target(name: "CMockCDNMemory"),
         // libvips, found through pkg-config.
         .systemLibrary(
@@ -91,6 +92,7 @@ let package = Package(
             name: "MockCDNCore",
             dependencies: [
                 "CMockCDNCrypto",
+                "CMockCDNMemory",
                 "CVipsLoader",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),

@@ -71,10 +71,11 @@ public final class S3ObjectStore: ObjectStore {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
+        digest: ObjectIntake.Digest,
         attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         let blob = self.prefix + "blobs/" + key.rawValue + "/" + UUID().uuidString.lowercased()
-        var intake = ObjectIntake(maxBytes: maxBytes)
+        var intake = ObjectIntake(maxBytes: maxBytes, digest: digest)
         // The part being filled, and up to `partsInFlight` parts going up at once over the pool; a part's
         // buffer comes back when its upload is done and is filled again (one part's memory each, never grown
         // past it: ByteBuffer doubles when it grows, so a body past 1 MiB gets exactly a part's room; never

@@ -107,12 +107,11 @@ struct FastReads: Sendable {
             let key = try? ObjectKey(app: appID, percentEncodedPath: path),
             let (metadata, bytes) = self.store.residentNow(key)
         else { return nil }
-        // First the answer, which has no effect, then the credential, whose check counts a cache hit: a read
-        // handed to the router after that would count it twice. A variant is only looked at (`peek`) until
-        // then; one the cache does not hold in memory is the router's to read or render.
-        // The transform as the variant cache names it (nil: the object itself).
-        let transform: String?
-        do { transform = try CDNController.transform(in: query, of: metadata)?.normalized } catch { return nil }
+        // First the answer, then the credential, whose check counts a cache hit: a read handed to the router
+        // after that would count it twice. A variant's use is only counted (`countHit`) after the credential;
+        // one the cache does not hold in memory is the router's to read or render.
+        let transform: ImageTransform?
+        do { transform = try CDNController.transform(in: query, of: metadata) } catch { return nil }
         var body: ByteBuffer? = nil
         func answered(_ bytes: ByteBuffer, _ range: Range<Int>?) -> ResponseBody {
             body = CDNController.slice(bytes, range)
@@ -121,7 +120,9 @@ struct FastReads: Sendable {
         let answer: Response?
         if let transform {
             guard
-                let variant = self.variants.peek(object: key.rawValue, etag: metadata.etag, transform: transform)
+                let variant = self.variants.recent(
+                    VariantCache.Key(object: key.rawValue, etag: metadata.etag, transform: transform)
+                )
             else { return nil }
             answer = try? CDNController.answer(
                 request,
@@ -154,9 +155,9 @@ struct FastReads: Sendable {
                 query: query
             )
         else { return nil }
-        if let transform {
-            // The route's lookup: counted as a hit, and the variant marked as just used.
-            _ = self.variants.cached(object: key.rawValue, etag: metadata.etag, transform: transform)
+        if transform != nil {
+            // Counted as the route's lookup would have.
+            self.variants.countHit()
         }
         // The journal, the count and the browser headers, in the order the router's stack adds them.
         self.journal.record(

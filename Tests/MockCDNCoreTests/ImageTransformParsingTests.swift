@@ -104,7 +104,7 @@ struct ImageTransformParsingTests {
         let results = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<32 {
                 group.addTask {
-                    let variant = try await cache.variant(object: "demo/a.png", etag: "\"e\"", transform: "w=1") {
+                    let variant = try await cache.variant(.of("demo/a.png", etag: "\"e\"")) {
                         renders.increment()
                         let deadline = ContinuousClock.now + .seconds(30)
                         while joined.value < 31, ContinuousClock.now < deadline {
@@ -128,23 +128,23 @@ struct ImageTransformParsingTests {
         // KiB, so that each entry's few hundred bytes of bookkeeping (also counted) change nothing.
         let cache = VariantCache(memoryLimit: 100 * 1024, directory: nil)
         let renders = Counter()
-        func get(_ object: String, _ transform: String) async throws -> ImageVariant {
-            try await cache.variant(object: object, etag: "\"e\"", transform: transform) {
+        func get(_ object: String, _ transform: Int) async throws -> ImageVariant {
+            try await cache.variant(.of(object, etag: "\"e\"", width: transform)) {
                 renders.increment()
                 return Self.variant(String(repeating: "x", count: 40 * 1024))
             }
         }
-        _ = try await get("a", "1")
-        _ = try await get("b", "1")
-        _ = try await get("a", "1")  // a is now the most recent
-        _ = try await get("c", "1")  // 120 KiB: evicts b, the least recent
+        _ = try await get("a", 1)
+        _ = try await get("b", 1)
+        _ = try await get("a", 1)  // a is now the most recent
+        _ = try await get("c", 1)  // 120 KiB: evicts b, the least recent
         #expect(renders.value == 3)
-        _ = try await get("a", "1")
+        _ = try await get("a", 1)
         #expect(renders.value == 3)
-        _ = try await get("b", "1")
+        _ = try await get("b", 1)
         #expect(renders.value == 4)
         cache.drop(object: "b")
-        _ = try await get("b", "1")
+        _ = try await get("b", 1)
         #expect(renders.value == 5)
     }
 
@@ -153,15 +153,15 @@ struct ImageTransformParsingTests {
         struct Boom: Error {}
         let cache = VariantCache(memoryLimit: 1 << 20, directory: nil)
         await #expect(throws: Boom.self) {
-            try await cache.variant(object: "a", etag: "e", transform: "t") { throw Boom() }
+            try await cache.variant(.of("a", width: 150)) { throw Boom() }
         }
-        let later = try await cache.variant(object: "a", etag: "e", transform: "t") { Self.variant("ok") }
+        let later = try await cache.variant(.of("a", width: 150)) { Self.variant("ok") }
         #expect(String(buffer: later.bytes) == "ok")
 
         let disabled = VariantCache(memoryLimit: 0, directory: nil)
         let renders = Counter()
         for _ in 0..<3 {
-            _ = try await disabled.variant(object: "a", etag: "e", transform: "t") {
+            _ = try await disabled.variant(.of("a", width: 150)) {
                 renders.increment()
                 return Self.variant("ok")
             }
@@ -174,9 +174,9 @@ struct ImageTransformParsingTests {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = VariantCache(memoryLimit: 1 << 20, directory: folder.path)
-        _ = try await first.variant(object: "demo/a.png", etag: "e", transform: "t") { Self.variant("stored") }
+        _ = try await first.variant(.of("demo/a.png", width: 150)) { Self.variant("stored") }
         let second = VariantCache(memoryLimit: 1 << 20, directory: folder.path)
-        let read = try await second.variant(object: "demo/a.png", etag: "e", transform: "t") {
+        let read = try await second.variant(.of("demo/a.png", width: 150)) {
             Issue.record("rendered again instead of reading the disk copy")
             return Self.variant("again")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MockCDNCore
 
 /// Runs a command-line tool and returns its exit status and standard output.
 @discardableResult
@@ -21,6 +22,13 @@ func makeTemporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
+}
+
+extension VariantCache.Key {
+    /// A test's variant key: the object's `width`-wide variant.
+    static func of(_ object: String, etag: String = "e", width: Int = 1) -> Self {
+        Self(object: object, etag: etag, transform: ImageTransform(width: width, height: nil))
+    }
 }
 
 /// A presigned URL taken apart as a verifier sees it.

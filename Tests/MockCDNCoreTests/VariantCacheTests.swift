@@ -1,8 +1,9 @@
 import Foundation
-import MockCDNCore
 import NIOCore
 import Synchronization
 import Testing
+
+@testable import MockCDNCore
 
 /// The variant cache's disk copy: bounded in bytes, and never keeping what a delete dropped.
 @Suite("VariantCache on disk")
@@ -26,7 +27,7 @@ struct VariantCacheTests {
         // Each file is "image/png\n" (10 bytes) and 90 bytes of variant: 100 bytes, ten fit in 1,000.
         let cache = VariantCache(memoryLimit: 1 << 20, directory: folder.path, diskLimit: 1000)
         for index in 0..<40 {
-            _ = try await cache.variant(object: "o/\(index)", etag: "e", transform: "w=1") {
+            _ = try await cache.variant(.of("o/\(index)")) {
                 Self.variant(String(repeating: "x", count: 90))
             }
             #expect(try Self.bytesOnDisk(folder) <= 1000)
@@ -37,12 +38,12 @@ struct VariantCacheTests {
         // A new cache over the folder (a restart) finds the most recent variant on disk, and an old one gone.
         let restarted = VariantCache(memoryLimit: 1 << 20, directory: folder.path, diskLimit: 1000)
         let renders = Counter()
-        _ = try await restarted.variant(object: "o/39", etag: "e", transform: "w=1") {
+        _ = try await restarted.variant(.of("o/39")) {
             renders.increment()
             return Self.variant("again")
         }
         #expect(renders.value == 0)
-        _ = try await restarted.variant(object: "o/0", etag: "e", transform: "w=1") {
+        _ = try await restarted.variant(.of("o/0")) {
             renders.increment()
             return Self.variant("again")
         }
@@ -56,7 +57,7 @@ struct VariantCacheTests {
         #expect(VariantCache(memoryLimit: 4096, directory: nil).diskLimit == 4096)
         let large = VariantCache(memoryLimit: 1 << 20, directory: folder.path)
         for index in 0..<10 {
-            _ = try await large.variant(object: "o/\(index)", etag: "e", transform: "t") {
+            _ = try await large.variant(.of("o/\(index)", width: 150)) {
                 Self.variant(String(repeating: "y", count: 90))
             }
         }
@@ -72,8 +73,8 @@ struct VariantCacheTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let cache = VariantCache(memoryLimit: 1 << 20, directory: folder.path)
         for object in ["a", "b"] {
-            for transform in ["w=1", "w=2"] {
-                _ = try await cache.variant(object: object, etag: "e", transform: transform) { Self.variant(object) }
+            for transform in [1, 2] {
+                _ = try await cache.variant(.of(object, width: transform)) { Self.variant(object) }
             }
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 4)
@@ -92,7 +93,7 @@ struct VariantCacheTests {
         let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
         let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
         let render = Task {
-            try await cache.variant(object: "media/p.png", etag: "e", transform: "w=10") {
+            try await cache.variant(.of("media/p.png", width: 10)) {
                 startedContinuation.yield()
                 for await _ in release { break }
                 return Self.variant("stale")
@@ -107,7 +108,7 @@ struct VariantCacheTests {
         #expect(cache.count == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
         let renders = Counter()
-        let fresh = try await cache.variant(object: "media/p.png", etag: "e", transform: "w=10") {
+        let fresh = try await cache.variant(.of("media/p.png", width: 10)) {
             renders.increment()
             return Self.variant("fresh")
         }
@@ -121,7 +122,7 @@ struct VariantCacheTests {
         let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
         let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
         let render = Task {
-            try await cache.variant(object: "media/p.png", etag: "e", transform: "w=10") {
+            try await cache.variant(.of("media/p.png", width: 10)) {
                 startedContinuation.yield()
                 for await _ in release { break }
                 return Self.variant("stale")
@@ -129,17 +130,51 @@ struct VariantCacheTests {
         }
         for await _ in started { break }
         cache.drop(object: "media/p.png")
-        let fresh = try await cache.variant(object: "media/p.png", etag: "e", transform: "w=10") {
+        let fresh = try await cache.variant(.of("media/p.png", width: 10)) {
             Self.variant("fresh")
         }
         #expect(String(buffer: fresh.bytes) == "fresh")
         releaseContinuation.yield()
         _ = try await render.value
         // The overtaken render finishing later does not replace the fresh variant.
-        let again = try await cache.variant(object: "media/p.png", etag: "e", transform: "w=10") {
+        let again = try await cache.variant(.of("media/p.png", width: 10)) {
             Self.variant("rendered a third time")
         }
         #expect(String(buffer: again.bytes) == "fresh")
+    }
+
+    @Test("a key's crop counts only when its resize crops, as the transform's text spells it")
+    func keyCrop() {
+        func key(_ resize: ImageTransform.Resize, _ crop: ImageTransform.Crop) -> VariantCache.Key {
+            VariantCache.Key(
+                object: "o",
+                etag: "e",
+                transform: ImageTransform(width: 10, height: 10, resize: resize, crop: crop)
+            )
+        }
+        #expect(key(.clip, .top) == key(.clip, .center))
+        #expect(key(.fill, .left).text == key(.fill, .right).text)
+        #expect(key(.crop, .top) != key(.crop, .center))
+        #expect(key(.crop, .top).text == "o\ne\nw=10&h=10&resize=crop&crop=top")
+        #expect(key(.clip, .top).text == "o\ne\nw=10&h=10&resize=clip")
+    }
+
+    @Test("recent finds a variant in memory without counting it; countHit counts; cached does both")
+    func recentThenCount() async throws {
+        let hits = Counter()
+        let misses = Counter()
+        let cache = VariantCache(memoryLimit: 1 << 20, directory: nil) { hit in
+            if hit { hits.increment() } else { misses.increment() }
+        }
+        #expect(cache.recent(.of("o/a")) == nil)
+        _ = try await cache.variant(.of("o/a")) { Self.variant("a") }
+        #expect((hits.value, misses.value) == (0, 1))
+        #expect(cache.recent(.of("o/a"))?.bytes == ByteBuffer(string: "a"))
+        #expect(cache.recent(.of("o/a", etag: "other")) == nil)
+        #expect(hits.value == 0)
+        cache.countHit()
+        #expect(cache.cached(.of("o/a"))?.bytes == ByteBuffer(string: "a"))
+        #expect((hits.value, misses.value) == (2, 1))
     }
 
     @Test("when every request waiting for a render goes away, the render is cancelled", .timeLimit(.minutes(1)))
@@ -167,10 +202,10 @@ struct VariantCacheTests {
             }
             return Self.variant("never")
         }
-        let first = Task { try await cache.variant(object: "o/a", etag: "e", transform: "w=1", render: render) }
+        let first = Task { try await cache.variant(.of("o/a"), render: render) }
         var iterator = started.makeAsyncIterator()
         _ = await iterator.next()
-        let second = Task { try await cache.variant(object: "o/a", etag: "e", transform: "w=1", render: render) }
+        let second = Task { try await cache.variant(.of("o/a"), render: render) }
         var joinEvents = joined.makeAsyncIterator()
         while joins.value < 1 { _ = await joinEvents.next() }  // the second request waits on the render
         // One of two waiters leaving keeps the render going for the other.
@@ -182,7 +217,7 @@ struct VariantCacheTests {
         #expect(cancellations.value == 1)
         await #expect(throws: CancellationError.self) { try await second.value }
         // Nothing half-made is kept, and the next request renders afresh.
-        let fresh = try await cache.variant(object: "o/a", etag: "e", transform: "w=1") { Self.variant("fresh") }
+        let fresh = try await cache.variant(.of("o/a")) { Self.variant("fresh") }
         #expect(fresh.bytes == ByteBuffer(string: "fresh"))
     }
 
@@ -195,7 +230,7 @@ struct VariantCacheTests {
             try? FileManager.default.removeItem(at: outside)
         }
         let first = VariantCache(memoryLimit: 1 << 20, directory: folder.path)
-        _ = try await first.variant(object: "demo/a.png", etag: "e", transform: "t") { Self.variant("stored") }
+        _ = try await first.variant(.of("demo/a.png", width: 150)) { Self.variant("stored") }
         let name = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
         // Same length as the real file, so only the link can give it away.
         let secret = outside.appendingPathComponent("secret")
@@ -206,7 +241,7 @@ struct VariantCacheTests {
         try FileManager.default.createSymbolicLink(at: file, withDestinationURL: secret)
 
         let second = VariantCache(memoryLimit: 1 << 20, directory: folder.path)
-        let read = try await second.variant(object: "demo/a.png", etag: "e", transform: "t") {
+        let read = try await second.variant(.of("demo/a.png", width: 150)) {
             Self.variant("rendered")
         }
         #expect(String(buffer: read.bytes) == "rendered")
@@ -235,14 +270,14 @@ struct VariantCacheTests {
         let b = VariantCache(memoryLimit: 1 << 20, directory: nil, shared: shared)
         let renders = Counter()
         for cache in [a, b] {
-            let variant = try await cache.variant(object: "demo/a.png", etag: "e", transform: "w=1") {
+            let variant = try await cache.variant(.of("demo/a.png")) {
                 renders.increment()
                 return ImageVariant(bytes: ByteBuffer(string: "small"), contentType: "image/webp")
             }
             #expect(String(buffer: variant.bytes) == "small" && variant.contentType == "image/webp")
         }
         #expect(renders.value == 1)
-        _ = try await a.variant(object: "demo/b.png", etag: "e", transform: "w=1") { Self.variant("other") }
+        _ = try await a.variant(.of("demo/b.png")) { Self.variant("other") }
         #expect(shared.names.count == 2)
 
         b.drop(object: "demo/a.png")
@@ -255,7 +290,7 @@ struct VariantCacheTests {
         #expect(shared.names.count == 1)
         // A (which still holds it in memory) is unaffected; a new cache renders again.
         let c = VariantCache(memoryLimit: 1 << 20, directory: nil, shared: shared)
-        _ = try await c.variant(object: "demo/a.png", etag: "e", transform: "w=1") {
+        _ = try await c.variant(.of("demo/a.png")) {
             renders.increment()
             return Self.variant("again")
         }
@@ -276,7 +311,7 @@ struct VariantCacheTests {
         // Ten bytes each, and 100 of them in a 16 KiB budget: by their bytes alone all would stay.
         let cache = VariantCache(memoryLimit: 16 * 1024, directory: nil)
         for index in 0..<100 {
-            _ = try await cache.variant(object: "media/\(index).png", etag: "e", transform: "w=10") {
+            _ = try await cache.variant(.of("media/\(index).png", width: 10)) {
                 Self.variant("0123456789")
             }
         }

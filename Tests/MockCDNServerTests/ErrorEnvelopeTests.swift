@@ -20,13 +20,20 @@ struct SabotagedStore: ObjectStore {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
+        digest: ObjectIntake.Digest,
         attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         if key.rawValue.contains("boom") { throw Sabotage() }
         guard key.rawValue.hasSuffix("/full.bin") else {
-            return try await self.base.put(key, body: body, maxBytes: maxBytes, attributes: attributes)
+            return try await self.base.put(key, body: body, maxBytes: maxBytes, digest: digest, attributes: attributes)
         }
-        return try await self.base.put(key, body: FillingBody(base: body), maxBytes: maxBytes, attributes: attributes)
+        return try await self.base.put(
+            key,
+            body: FillingBody(base: body),
+            maxBytes: maxBytes,
+            digest: digest,
+            attributes: attributes
+        )
     }
 
     func metadata(for key: ObjectKey) async throws -> ObjectMetadata? {
@@ -193,9 +200,16 @@ struct CountingStore: ObjectStore {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
+        digest: ObjectIntake.Digest,
         attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
-        let stored = try await self.base.put(key, body: body, maxBytes: maxBytes, attributes: attributes)
+        let stored = try await self.base.put(
+            key,
+            body: body,
+            maxBytes: maxBytes,
+            digest: digest,
+            attributes: attributes
+        )
         self.writes.add()
         return stored
     }

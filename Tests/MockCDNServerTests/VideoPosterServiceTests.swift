@@ -216,9 +216,10 @@ private final class HookedStore: ObjectStore, @unchecked Sendable {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
+        digest: ObjectIntake.Digest,
         attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
-        try await self.base.put(key, body: body, maxBytes: maxBytes, attributes: attributes)
+        try await self.base.put(key, body: body, maxBytes: maxBytes, digest: digest, attributes: attributes)
     }
 
     func metadata(for key: ObjectKey) async throws -> ObjectMetadata? { try await self.base.metadata(for: key) }

@@ -2,6 +2,7 @@
 #define CMOCKCDN_MEMORY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// Serves every allocation of `threshold` bytes or more with its own mapping, returned to the system when freed.
 ///
@@ -22,5 +23,16 @@ int CMockCDNMemory_keepLargeAllocationsMapped(size_t threshold);
 ///
 /// @return 1 when memory was returned, 0 otherwise.
 int CMockCDNMemory_returnFreeMemory(void);
+
+/// Starts writing a file's dirty page-cache pages in `[offset, offset + length)` to its disk, and returns without
+/// waiting for them (Linux's sync_file_range with SYNC_FILE_RANGE_WRITE).
+///
+/// A large upload's bytes otherwise stay dirty in memory until its fsync, which then writes them all while the
+/// client waits. Started as each part is written, the writing runs beside the upload, and the fsync is left
+/// only the last part. It promises nothing about durability: the fsync still does. Does nothing on other
+/// systems.
+///
+/// @return 1 when started, 0 otherwise.
+int CMockCDNMemory_startWriteback(int descriptor, int64_t offset, int64_t length);
 
 #endif

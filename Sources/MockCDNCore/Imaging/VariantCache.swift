@@ -15,6 +15,27 @@ import Darwin
 /// requests that arrive together compute once. Deleting an object drops its variants, including one still
 /// being rendered: that render's caller gets it, but the cache never keeps it.
 public final class VariantCache: Sendable {
+    /// What a variant is cached under: its object's key, that object's ETag (a replaced object has new
+    /// variants) and the transform, as values. A lookup hashes them where they are, with no key text joined
+    /// and no transform spelled out (those were a twentieth of a cached variant's read).
+    public struct Key: Hashable, Sendable {
+        public let object: String
+        public let etag: String
+        /// Canonical: `crop` is `.center` unless the resize crops, as `ImageTransform.normalized` spells it.
+        public let transform: ImageTransform
+
+        public init(object: String, etag: String, transform: ImageTransform) {
+            self.object = object
+            self.etag = etag
+            var canonical = transform
+            if canonical.resize != .crop { canonical.crop = .center }
+            self.transform = canonical
+        }
+
+        /// The key as text: what names its file (so files written by earlier versions are still found).
+        var text: String { self.object + "\n" + self.etag + "\n" + self.transform.normalized }
+    }
+
     private struct Entry {
         let variant: ImageVariant
         var lastUse: UInt64
@@ -47,15 +68,15 @@ public final class VariantCache: Sendable {
     }
 
     private struct State {
-        var entries: [String: Entry] = [:]
-        var keysByObject: [String: Set<String>] = [:]
+        var entries: [Key: Entry] = [:]
+        var keysByObject: [String: Set<Key>] = [:]
         var bytes = 0
         /// Variant files by name, and their total size.
         var files: [String: DiskFile] = [:]
         var diskBytes = 0
         var clock: UInt64 = 0
         var lastFlight: UInt64 = 0
-        var inFlight: [String: Flight] = [:]
+        var inFlight: [Key: Flight] = [:]
     }
 
     /// The most bytes of variants kept in memory; 0 turns the cache off (memory and disk).
@@ -110,20 +131,15 @@ public final class VariantCache: Sendable {
     /// The cached variant, or the one `render` makes (once, however many ask at the same time).
     ///
     /// - Parameters:
-    ///   - object: the object's key.
-    ///   - etag: the object's ETag, so a replaced object never serves an old variant.
-    ///   - transform: the normalised transform.
+    ///   - key: the variant's key; its ETag makes sure a replaced object never serves an old variant.
     ///   - render: makes the variant; runs at most once per key at a time.
     /// - Returns: the variant.
     /// - Throws: what `render` throws.
     public func variant(
-        object: String,
-        etag: String,
-        transform: String,
+        _ key: Key,
         render: @escaping @Sendable () async throws -> ImageVariant
     ) async throws -> ImageVariant {
         guard self.isEnabled else { return try await render() }
-        let key = Self.key(object: object, etag: etag, transform: transform)
         enum Lookup {
             case hit(ImageVariant)
             case wait(Task<ImageVariant, any Error>, id: UInt64, started: Bool)
@@ -138,12 +154,11 @@ public final class VariantCache: Sendable {
             let id = state.lastFlight
             // Without a folder or a shared store, nothing is named: skip the two hashes.
             let fileName =
-                self.directory == nil && self.shared == nil ? "" : Self.fileName(object: object, key: key)
+                self.directory == nil && self.shared == nil ? "" : Self.fileName(of: key)
             let storedSize = state.files[fileName]?.size
             let task = Task {
                 try await self.fill(
                     key: key,
-                    object: object,
                     fileName: fileName,
                     storedSize: storedSize,
                     id: id,
@@ -170,41 +185,33 @@ public final class VariantCache: Sendable {
     /// The variant if it is in memory, without rendering; a hit counts as a use and as a hit for metrics,
     /// a miss counts nothing (the `variant` call that follows does).
     ///
-    /// - Parameters:
-    ///   - object: the object's key.
-    ///   - etag: the object's ETag.
-    ///   - transform: the normalised transform.
+    /// - Parameter key: the variant's key.
     /// - Returns: the variant, or nil when it would have to be read from disk or rendered.
-    public func cached(object: String, etag: String, transform: String) -> ImageVariant? {
-        guard self.isEnabled else { return nil }
-        let key = Self.key(object: object, etag: etag, transform: transform)
-        let hit = self.state.withLock { state in Self.use(key, in: &state) }
-        if hit != nil { self.onLookup(true) }
+    public func cached(_ key: Key) -> ImageVariant? {
+        let hit = self.recent(key)
+        if hit != nil { self.countHit() }
         return hit
     }
 
-    /// The variant if it is in memory, with no effect at all: neither marked as used nor counted. The fast read
-    /// path (`FastReads`) looks first, and calls `cached` to count the use once the read's credential holds,
-    /// so that a read it hands to the router after all is counted once, by the router.
+    /// The variant if it is in memory, marked as just used but not counted for metrics. The fast read path
+    /// (`FastReads`) looks once, before it checks the read's credential, and calls `countHit` once that
+    /// holds, so that a read it hands to the router after all is counted once, by the router. (A refused
+    /// read of a cached variant therefore also keeps it recent; only eviction order can tell.)
     ///
-    /// - Parameters:
-    ///   - object: the object's key.
-    ///   - etag: the object's ETag.
-    ///   - transform: the normalised transform.
+    /// - Parameter key: the variant's key.
     /// - Returns: the variant, or nil when it is not in memory.
-    public func peek(object: String, etag: String, transform: String) -> ImageVariant? {
+    public func recent(_ key: Key) -> ImageVariant? {
         guard self.isEnabled else { return nil }
-        let key = Self.key(object: object, etag: etag, transform: transform)
-        return self.state.withLock { state in state.entries[key]?.variant }
+        return self.state.withLock { state in Self.use(key, in: &state) }
     }
 
-    /// A variant's key: its object's, that object's ETag (a replaced object has new variants) and the transform.
-    private static func key(object: String, etag: String, transform: String) -> String {
-        object + "\n" + etag + "\n" + transform
+    /// Counts a hit for metrics: a variant `recent` gave was served.
+    public func countHit() {
+        self.onLookup(true)
     }
 
     /// The variant in memory under `key`, marked as just used (in memory and on disk).
-    private static func use(_ key: String, in state: inout State) -> ImageVariant? {
+    private static func use(_ key: Key, in state: inout State) -> ImageVariant? {
         state.clock += 1
         guard var entry = state.entries[key] else { return nil }
         entry.lastUse = state.clock
@@ -214,7 +221,7 @@ public final class VariantCache: Sendable {
     }
 
     /// A waiting request went away; the last one to go cancels the render, which nobody would see.
-    private func leave(key: String, id: UInt64) {
+    private func leave(key: Key, id: UInt64) {
         let orphan: Task<ImageVariant, any Error>? = self.state.withLock { state in
             guard var flight = state.inFlight[key], flight.id == id else { return nil }
             flight.waiters -= 1
@@ -238,8 +245,7 @@ public final class VariantCache: Sendable {
                     state.bytes -= Self.memoryCost(of: entry.variant, key: key)
                 }
             }
-            let keyPrefix = object + "\n"
-            for key in state.inFlight.keys where key.hasPrefix(keyPrefix) {
+            for key in state.inFlight.keys where key.object == object {
                 state.inFlight[key] = nil
             }
             for name in state.files.keys where name.hasPrefix(filePrefix) {
@@ -271,8 +277,7 @@ public final class VariantCache: Sendable {
     /// (whose result goes to the shared store too); then stores the result unless the render was dropped
     /// meanwhile.
     private func fill(
-        key: String,
-        object: String,
+        key: Key,
         fileName: String,
         storedSize: Int?,
         id: UInt64,
@@ -282,7 +287,7 @@ public final class VariantCache: Sendable {
             if let storedSize, let folder = self.directory {
                 if let stored = Self.readFile(folder.appendingPathComponent(fileName).path, size: storedSize) {
                     self.onLookup(true)
-                    self.commit(stored, key: key, object: object, fileName: fileName, id: id, source: .disk)
+                    self.commit(stored, key: key, fileName: fileName, id: id, source: .disk)
                     return stored
                 }
                 // Damaged or changed outside the cache: forget it and render afresh. Unless this render was
@@ -304,7 +309,6 @@ public final class VariantCache: Sendable {
             self.commit(
                 variant,
                 key: key,
-                object: object,
                 fileName: fileName,
                 id: id,
                 source: .rendered(temporary: temporary)
@@ -325,8 +329,7 @@ public final class VariantCache: Sendable {
     /// same order as the index: a drop can never miss a file that a render is moving into place.
     private func commit(
         _ variant: ImageVariant,
-        key: String,
-        object: String,
+        key: Key,
         fileName: String,
         id: UInt64,
         source: Source
@@ -346,21 +349,20 @@ public final class VariantCache: Sendable {
             case .rendered(nil):
                 break
             }
-            self.storeInMemory(variant, key: key, object: object, fileName: fileName, state: &state)
+            self.storeInMemory(variant, key: key, fileName: fileName, state: &state)
         }
     }
 
     private func storeInMemory(
         _ variant: ImageVariant,
-        key: String,
-        object: String,
+        key: Key,
         fileName: String,
         state: inout State
     ) {
         let cost = Self.memoryCost(of: variant, key: key)
         guard state.entries[key] == nil, cost <= self.memoryLimit else { return }
         state.entries[key] = Entry(variant: variant, lastUse: state.clock, fileName: fileName)
-        state.keysByObject[object, default: []].insert(key)
+        state.keysByObject[key.object, default: []].insert(key)
         state.bytes += cost
         guard state.bytes > self.memoryLimit else { return }
         // Evict least recently used entries down to 90% of the limit, so eviction is not paid per insert.
@@ -368,16 +370,16 @@ public final class VariantCache: Sendable {
             guard state.bytes > self.memoryLimit / 10 * 9 else { break }
             state.entries[oldKey] = nil
             state.bytes -= Self.memoryCost(of: entry.variant, key: oldKey)
-            let owner = String(oldKey.prefix { $0 != "\n" })
-            state.keysByObject[owner]?.remove(oldKey)
-            if state.keysByObject[owner]?.isEmpty == true { state.keysByObject[owner] = nil }
+            state.keysByObject[oldKey.object]?.remove(oldKey)
+            if state.keysByObject[oldKey.object]?.isEmpty == true { state.keysByObject[oldKey.object] = nil }
         }
     }
 
-    /// What an entry costs the memory budget: the variant's bytes, its key (kept twice: by key and by object)
-    /// and `entryOverhead`, so that many small variants cannot hold more than `memoryLimit` in bookkeeping.
-    static func memoryCost(of variant: ImageVariant, key: String) -> Int {
-        variant.bytes.readableBytes + 2 * key.utf8.count + Self.entryOverhead
+    /// What an entry costs the memory budget: the variant's bytes, its key's text (as much as its strings, kept
+    /// twice: by key and by object) and `entryOverhead`, so that many small variants cannot hold more than
+    /// `memoryLimit` in bookkeeping.
+    static func memoryCost(of variant: ImageVariant, key: Key) -> Int {
+        variant.bytes.readableBytes + 2 * key.text.utf8.count + Self.entryOverhead
     }
 
     /// An entry's fixed bookkeeping, rounded up: its slots in two dictionaries, the entry, the file name (65
@@ -388,8 +390,8 @@ public final class VariantCache: Sendable {
 
     /// A variant file's name: the object's hash first, so `drop(object:)` finds an object's files by prefix
     /// (also those a previous run wrote), then the key's.
-    private static func fileName(object: String, key: String) -> String {
-        Self.objectHash(object) + "-" + Digest.sha256(key).prefix(16).hexString
+    private static func fileName(of key: Key) -> String {
+        Self.objectHash(key.object) + "-" + Digest.sha256(key.text).prefix(16).hexString
     }
 
     private static func objectHash(_ object: String) -> String {

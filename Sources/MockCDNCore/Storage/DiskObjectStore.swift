@@ -81,6 +81,7 @@ public final class DiskObjectStore: ObjectStore {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
+        digest: ObjectIntake.Digest,
         attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         let blob = Self.newIdentifier()
@@ -88,7 +89,7 @@ public final class DiskObjectStore: ObjectStore {
         let metaTemporary = self.temporary.appending(blob + ".json")
         var committed = false
         do {
-            var intake = ObjectIntake(maxBytes: maxBytes)
+            var intake = ObjectIntake(maxBytes: maxBytes, digest: digest)
             try await FileSystem.shared.withFileHandle(forWritingAt: blobTemporary) { handle in
                 // Counted and hashed on the way in, written in large writes: the bytes are read once.
                 _ = try await BlobWriter.write(body, to: handle, capacity: Self.writeBufferLength) { chunk in

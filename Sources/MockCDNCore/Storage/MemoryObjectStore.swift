@@ -37,9 +37,10 @@ public final class MemoryObjectStore: ObjectStore {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
+        digest: ObjectIntake.Digest,
         attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
-        var intake = ObjectIntake(maxBytes: maxBytes)
+        var intake = ObjectIntake(maxBytes: maxBytes, digest: digest)
         var bytes = ByteBuffer()
         // Bytes are taken from the budget chunk by chunk as they arrive, not once the body is complete: writes
         // that stream together cannot each pass a check and then overshoot the budget between them.

@@ -5,8 +5,10 @@ public struct ObjectMetadata: Sendable, Equatable, Codable {
     public var key: String
     public var size: Int
     public var contentType: String
-    /// SHA-256 of the bytes, lower-case hex.
-    public var sha256: String
+    /// SHA-256 of the bytes, lower-case hex; nil for an object stored with an ETag of its own and no SHA-256
+    /// (`ObjectIntake.Digest.etagOnly`: S3 writes whose signature promised no payload hash). Absent from the
+    /// record then.
+    public var sha256: String?
     /// Quoted strong entity tag: the caller's (`ObjectAttributes.etag`), or derived from the SHA-256.
     public var etag: String
     /// Whole seconds: HTTP dates (Last-Modified) carry no more.
@@ -14,12 +16,14 @@ public struct ObjectMetadata: Sendable, Equatable, Codable {
     public var owner: String?
     public var extras: [String: String]
 
-    public init(key: ObjectKey, size: Int, sha256: [UInt8], attributes: ObjectAttributes) {
+    /// - Precondition: `sha256` or `attributes.etag` is given.
+    public init(key: ObjectKey, size: Int, sha256: [UInt8]?, attributes: ObjectAttributes) {
+        precondition(sha256 != nil || attributes.etag != nil, "an object stored without a SHA-256 needs an ETag")
         self.key = key.rawValue
         self.size = size
         self.contentType = attributes.contentType
-        self.sha256 = sha256.hexString
-        self.etag = attributes.etag ?? "\"" + sha256.prefix(16).hexString + "\""
+        self.sha256 = sha256?.hexString
+        self.etag = attributes.etag ?? "\"" + (sha256 ?? []).prefix(16).hexString + "\""
         self.created = Date(timeIntervalSince1970: attributes.created.timeIntervalSince1970.rounded(.down))
         self.owner = attributes.owner
         self.extras = attributes.extras

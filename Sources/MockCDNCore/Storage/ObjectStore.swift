@@ -11,6 +11,7 @@ public protocol ObjectStore: Sendable {
     ///   - key: where to store it.
     ///   - body: the bytes, as they arrive.
     ///   - maxBytes: the most bytes accepted; one more and the write stops.
+    ///   - digest: whether the record gets the body's SHA-256 (`.etagOnly`: the attributes give the ETag).
     ///   - attributes: content type, owner and extras to keep with it, asked for once the whole body has
     ///     arrived and before the object is committed, with the body's size and digest, so that what was
     ///     learnt from the bytes (an image's size, a checksum) is written with it, once, and a body that
@@ -22,6 +23,7 @@ public protocol ObjectStore: Sendable {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
+        digest: ObjectIntake.Digest,
         attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer
 
@@ -114,6 +116,19 @@ extension ObjectStore {
     /// Not at hand: every read waits for the store.
     public func residentNow(_ key: ObjectKey) -> (metadata: ObjectMetadata, bytes: ByteBuffer)? { nil }
 
+    /// Stores `body` under `key` with its SHA-256 in the record.
+    ///
+    /// - Returns: the stored object's metadata.
+    /// - Throws: what `put(_:body:maxBytes:digest:attributes:)` throws.
+    public func put<Body: AsyncSequence>(
+        _ key: ObjectKey,
+        body: Body,
+        maxBytes: Int,
+        attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
+    ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
+        try await self.put(key, body: body, maxBytes: maxBytes, digest: .sha256, attributes: attributes)
+    }
+
     /// Stores `body` under `key` with attributes known up front.
     ///
     /// - Parameters:
@@ -122,7 +137,7 @@ extension ObjectStore {
     ///   - attributes: content type, owner and extras to keep with it.
     ///   - maxBytes: the most bytes accepted.
     /// - Returns: the stored object's metadata.
-    /// - Throws: what `put(_:body:maxBytes:attributes:)` throws.
+    /// - Throws: what `put(_:body:maxBytes:digest:attributes:)` throws.
     public func put<Body: AsyncSequence>(
         _ key: ObjectKey,
         body: Body,

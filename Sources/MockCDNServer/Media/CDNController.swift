@@ -72,9 +72,7 @@ struct CDNController {
             let variant: ImageVariant
             var closes = false
             if let cached = self.variants.cached(
-                object: key.rawValue,
-                etag: metadata.etag,
-                transform: transform.normalized
+                VariantCache.Key(object: key.rawValue, etag: metadata.etag, transform: transform)
             ) {
                 variant = cached
             } else {
@@ -329,9 +327,7 @@ struct CDNController {
             try VariantRenderer.checkOutput(stored, transform: transform, maximumPixels: limit)
         }
         return try await self.variants.variant(
-            object: key.rawValue,
-            etag: metadata.etag,
-            transform: transform.normalized
+            VariantCache.Key(object: key.rawValue, etag: metadata.etag, transform: transform)
         ) {
             let workers = ImageWorkers.shared
             // A slot first, then the source: at most `renderThreads` sources are buffered at once.

@@ -33,6 +33,7 @@ struct ObjectWriter {
                 extras: try ObjectHeaders.extras(from: request),
                 allowsEmpty: true,
                 declaredLength: payload.declaredLength,
+                digest: payload.digest,
                 seal: { [store = self.uploads.store] summary, attributes in
                     try payload.seal(summary, &attributes)
                     try await condition.check(store, key: key)

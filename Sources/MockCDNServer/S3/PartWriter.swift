@@ -92,7 +92,7 @@ struct PartWriter {
             declaredLength: payload.declaredLength,
             decode: { try payload.body($0) },
             store: { body in
-                try await store.put(storeKey, body: body, maxBytes: limit) { summary in
+                try await store.put(storeKey, body: body, maxBytes: limit, digest: payload.digest) { summary in
                     var attributes = ObjectAttributes(contentType: "application/octet-stream", created: clock.now)
                     try payload.seal(summary, &attributes)
                     return attributes

@@ -41,7 +41,8 @@ enum PayloadPromise: Sendable, Equatable {
     /// - Throws: 400 `XAmzContentSHA256Mismatch`, naming both hashes as S3 does.
     func check(_ summary: ObjectIntake.Summary) throws {
         guard case .sha256(let promised) = self else { return }
-        let computed = summary.sha256.hexString
+        // A promised hash makes the store take the SHA-256 (`S3Payload.digest`); without one, nothing matches.
+        let computed = summary.sha256?.hexString ?? ""
         guard computed == promised else {
             throw S3Error(
                 status: .badRequest,

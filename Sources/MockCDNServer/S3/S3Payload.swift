@@ -34,6 +34,13 @@ struct S3Payload: Sendable {
         self.digests = try PayloadDigests(request, query: query, trailers: trailers)
     }
 
+    /// What the store hashes for the record: the SHA-256 only when the signature promised it (the ETag is the
+    /// MD5 the digests take).
+    var digest: ObjectIntake.Digest {
+        if case .sha256 = self.promise { return .sha256 }
+        return .etagOnly
+    }
+
     /// The bytes to store, from the body as it arrives.
     ///
     /// - Throws: `AWSChunkedError` for a decoded length that cannot be.

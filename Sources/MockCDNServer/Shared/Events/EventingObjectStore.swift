@@ -17,9 +17,16 @@ struct EventingObjectStore: ObjectStore {
         _ key: ObjectKey,
         body: Body,
         maxBytes: Int,
+        digest: ObjectIntake.Digest,
         attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
-        let stored = try await self.base.put(key, body: body, maxBytes: maxBytes, attributes: attributes)
+        let stored = try await self.base.put(
+            key,
+            body: body,
+            maxBytes: maxBytes,
+            digest: digest,
+            attributes: attributes
+        )
         if !EventCause.silent { self.events.emit(EventCause.creation, key: key, object: stored) }
         return stored
     }

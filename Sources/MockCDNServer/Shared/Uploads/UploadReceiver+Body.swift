@@ -18,6 +18,8 @@ struct RawUpload: Sendable {
     /// The object's length when the body's framing hides it (`x-amz-decoded-content-length` under
     /// aws-chunked): checked against the limit before any byte is read. Nil: `Content-Length`.
     var declaredLength: Int?
+    /// Whether the store takes the body's SHA-256 (`.etagOnly`: `seal` gives the ETag).
+    var digest: ObjectIntake.Digest = .sha256
     /// Runs once the whole body arrived and before the object is committed, with its size and SHA-256: may
     /// refuse it (a payload hash or checksum that does not match) and add to what is stored.
     var seal: @Sendable (ObjectIntake.Summary, inout ObjectAttributes) async throws -> Void = { _, _ in }
@@ -69,6 +71,7 @@ extension UploadReceiver {
                     config: config,
                     limit: limit,
                     allowsEmpty: upload.allowsEmpty,
+                    digest: upload.digest,
                     seal: upload.seal
                 )
             }

@@ -254,6 +254,7 @@ struct UploadReceiver: Sendable {
     ///   - config: the app's policy for `kind`.
     ///   - limit: the most bytes it may have.
     ///   - allowsEmpty: an empty body is an empty object, typed as declared, instead of refused.
+    ///   - digest: whether the store takes the body's SHA-256 (`.etagOnly`: `seal` gives the ETag).
     ///   - seal: the last check before commit, with the body's size and digest; may add to the attributes.
     /// - Returns: the stored object.
     func store<Body: AsyncIteratorProtocol>(
@@ -265,6 +266,7 @@ struct UploadReceiver: Sendable {
         config: UploadConfig,
         limit: Int,
         allowsEmpty: Bool = false,
+        digest: ObjectIntake.Digest = .sha256,
         seal: @Sendable (ObjectIntake.Summary, inout ObjectAttributes) async throws -> Void = { _, _ in }
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         var body = body
@@ -303,7 +305,7 @@ struct UploadReceiver: Sendable {
             ProbeTap(limit: $0 == .gif ? ImageProbe.wholeBytes : ImageProbe.prefixBytes)
         }
         let tapped = TappedBody(base: ResumedBody(head: head, rest: body), tap: tap)
-        return try await self.store.put(key, body: tapped, maxBytes: limit) { summary in
+        return try await self.store.put(key, body: tapped, maxBytes: limit, digest: digest) { summary in
             var attributes = ObjectAttributes(contentType: contentType, owner: owner, extras: extras, created: created)
             try await seal(summary, &attributes)
             guard let tap, let format else { return attributes }
