@@ -84,5 +84,12 @@ struct FileAccessTokenTests {
         #expect(try !FileAccessToken.verify(plain, appID: "demo", key: Self.key, now: 2000).presign)
         #expect(!FileAccessToken.claimsPresign("not a token"))
         #expect(!FileAccessToken.claimsPresign("e30=.AAAA"))
+        // Read as JSON, not as text: a claim spelled with an escape counts, a false one or one in a value does not.
+        func unsigned(_ json: String) -> String { Base64.encode(Array(json.utf8), .standard) + ".AAAA" }
+        #expect(FileAccessToken.claimsPresign(unsigned(#"{"\u0070sn":true}"#)))
+        #expect(FileAccessToken.claimsPresign(unsigned(#"{"app":"demo", "psn" : true}"#)))
+        #expect(!FileAccessToken.claimsPresign(unsigned(#"{"psn":false}"#)))
+        #expect(!FileAccessToken.claimsPresign(unsigned(#"{"uid":"psn","x":"\/"}"#)))
+        #expect(!FileAccessToken.claimsPresign(unsigned(#"{"uid":"psn":true"#)))
     }
 }
