@@ -78,32 +78,53 @@ struct MemoryBoundsTests {
         #expect(services.variants.memoryLimit == 3 * 1024 * 1024)
     }
 
-    @Test("a quiet server trims once per quiet spell, and not before it is quiet")
+    @Test("a quiet server trims once per quiet spell, and not before it is quiet", .timeLimit(.minutes(1)))
     func trimWhenQuiet() async throws {
+        // The test hands out the trim's ticks itself, and reads the count once the trim is waiting for the next
+        // one, so each step is done: no real time is waited on (a loaded runner once starved a 10 ms tick for
+        // more than 10 s).
+        let (ticks, tick) = AsyncStream<Void>.makeStream()
+        let (waits, waiting) = AsyncStream<Void>.makeStream()
+        let iterator = Mutex(ticks.makeAsyncIterator())
         let trims = Atomic<Int>(0)
-        let trim = IdleMemoryTrim(quietPeriod: .milliseconds(40), tick: .milliseconds(10)) {
-            trims.add(1, ordering: .relaxed)
+        let trim = IdleMemoryTrim(
+            quietPeriod: .milliseconds(40),
+            tick: .milliseconds(10),
+            sleep: { _ in
+                waiting.yield()
+                var next = iterator.withLock { $0 }
+                guard await next.next() != nil else { throw CancellationError() }
+            },
+            trim: { trims.add(1, ordering: .relaxed) }
+        )
+        var waited = waits.makeAsyncIterator()
+        /// Hands out `count` ticks, one at a time, each once the trim has dealt with the one before and waits.
+        func advance(_ count: Int) async {
+            for _ in 0..<count {
+                tick.yield()
+                _ = await waited.next()
+            }
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await trim.run() }
-            // A fresh server's first quiet spell trims once (what loading the fixtures freed).
-            try await Self.eventually { trims.load(ordering: .relaxed) == 1 }
-            // Quiet on: no second trim without a request between. Not a margin: five quiet periods in which a
-            // wrong second trim would show; the right code cannot trim again however long this takes.
-            try await Task.sleep(for: .milliseconds(200))
+            _ = await waited.next()  // the trim waits for its first tick
+            // Four quiet ticks make the quiet period: a fresh server's first quiet spell trims once then (what
+            // loading the fixtures freed), and not a tick before.
+            await advance(3)
+            #expect(trims.load(ordering: .relaxed) == 0)
+            await advance(1)
             #expect(trims.load(ordering: .relaxed) == 1)
+            // Quiet on for five more quiet periods: no second trim without a request between.
+            await advance(20)
+            #expect(trims.load(ordering: .relaxed) == 1)
+            // A request starts a new spell: its first tick sees the arrival, then four quiet ones trim.
             trim.requestArrived()
-            try await Self.eventually { trims.load(ordering: .relaxed) == 2 }
+            await advance(4)
+            #expect(trims.load(ordering: .relaxed) == 1)
+            await advance(1)
+            #expect(trims.load(ordering: .relaxed) == 2)
+            tick.finish()
             group.cancelAll()
-        }
-    }
-
-    /// Waits, up to ten seconds, for `condition`.
-    static func eventually(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            try #require(ContinuousClock.now < deadline, "the condition never held")
-            try await Task.sleep(for: .milliseconds(5))
         }
     }
 }

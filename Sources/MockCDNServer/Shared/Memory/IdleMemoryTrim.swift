@@ -17,18 +17,23 @@ final class IdleMemoryTrim: Service, Sendable {
     let tick: Duration
     private let arrivals = Atomic<Int>(0)
     private let trim: @Sendable () -> Void
+    private let sleep: @Sendable (Duration) async throws -> Void
 
     /// - Parameters:
     ///   - quietPeriod: how long no request may have arrived before a trim.
     ///   - tick: how often the count of arrivals is read.
+    ///   - sleep: waits one tick; `Task.sleep` unless a test hands out the ticks itself (so that it never
+    ///     waits on real time, whose pace a loaded machine stretches).
     ///   - trim: what a trim does; `malloc_trim(0)` unless a test counts trims.
     init(
         quietPeriod: Duration = .seconds(2),
         tick: Duration = .milliseconds(250),
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         trim: @escaping @Sendable () -> Void = { _ = CMockCDNMemory_returnFreeMemory() }
     ) {
         self.quietPeriod = quietPeriod
         self.tick = tick
+        self.sleep = sleep
         self.trim = trim
     }
 
@@ -43,7 +48,7 @@ final class IdleMemoryTrim: Service, Sendable {
             // The count at the last trim; nil before the first, so a fresh server trims once too.
             var trimmedAt: Int?
             var quiet = Duration.zero
-            while (try? await Task.sleep(for: self.tick)) != nil {
+            while (try? await self.sleep(self.tick)) != nil {
                 let count = self.arrivals.load(ordering: .relaxed)
                 guard count == seen else {
                     seen = count
