@@ -16,29 +16,53 @@ struct S3RecordCacheTests {
         func advance(by seconds: TimeInterval) { self.current.withLock { $0 += seconds } }
     }
 
-    /// A count that tasks add to.
+    /// A count that tasks add to, and that a test can wait on: no poll, no real time.
     final class Counter: Sendable {
-        private let value = Mutex(0)
-        var count: Int { self.value.withLock { $0 } }
-        func add() { self.value.withLock { $0 += 1 } }
+        private let state = Mutex<(count: Int, waiting: [(at: Int, continuation: CheckedContinuation<Void, Never>)])>(
+            (0, [])
+        )
+        var count: Int { self.state.withLock { $0.count } }
+
+        func add() {
+            let reached = self.state.withLock { state in
+                state.count += 1
+                let count = state.count
+                defer { state.waiting.removeAll { $0.at <= count } }
+                return state.waiting.filter { $0.at <= count }
+            }
+            for waiter in reached { waiter.continuation.resume() }
+        }
+
+        /// Returns once the count is at least `count` (the test's time limit bounds the wait).
+        func reached(_ count: Int) async {
+            await withCheckedContinuation { continuation in
+                let already = self.state.withLock { state in
+                    if state.count >= count { return true }
+                    state.waiting.append((count, continuation))
+                    return false
+                }
+                if already { continuation.resume() }
+            }
+        }
     }
 
     /// A record GET that answers when the test says so, counting how many were sent.
     final class HeldFetch: Sendable {
-        private let state = Mutex<(sent: Int, open: Bool, waiting: [CheckedContinuation<Void, Never>])>((0, false, []))
+        private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+        private let sentCount = Counter()
         let answer: S3ObjectStore.Record?
 
         init(answer: S3ObjectStore.Record?) { self.answer = answer }
 
-        var sent: Int { self.state.withLock { $0.sent } }
+        var sent: Int { self.sentCount.count }
 
         func fetch() async throws -> S3ObjectStore.Record? {
             await withCheckedContinuation { continuation in
                 let open = self.state.withLock { state in
-                    state.sent += 1
                     if !state.open { state.waiting.append(continuation) }
                     return state.open
                 }
+                self.sentCount.add()
                 if open { continuation.resume() }
             }
             return self.answer
@@ -53,10 +77,9 @@ struct S3RecordCacheTests {
             for continuation in waiting { continuation.resume() }
         }
 
-        /// Waits (up to 5 s) until `count` GETs were sent.
-        func waitUntilSent(_ count: Int) async throws {
-            // Poll interval; the loop gives up after 5 s.
-            for _ in 0..<500 where self.sent < count { try await Task.sleep(for: .milliseconds(10)) }
+        /// Returns once `count` GETs were sent.
+        func waitUntilSent(_ count: Int) async {
+            await self.sentCount.reached(count)
         }
     }
 
@@ -88,7 +111,7 @@ struct S3RecordCacheTests {
         return try await cache.read(Self.key) { try await fetch.fetch() }
     }
 
-    @Test("readers that miss at the same time share one record GET, and its answer is kept")
+    @Test("readers that miss at the same time share one record GET, and its answer is kept", .timeLimit(.minutes(1)))
     func sharedRead() async throws {
         let (_, cache, fetch) = Self.heldCache()
         let started = Counter()
@@ -99,11 +122,11 @@ struct S3RecordCacheTests {
                     return try await Self.current(cache, fetch)?.metadata.owner
                 }
             }
-            try await fetch.waitUntilSent(1)
+            await fetch.waitUntilSent(1)
             // Released once every reader has started, so that the readers meet the GET in flight. Whenever a late
             // one arrives, it finds the GET in flight or its answer fresh (the clock does not move): the count
-            // below does not depend on how long this takes, only on the sharing. Polled every 10 ms, for 5 s.
-            for _ in 0..<500 where started.count < 32 { try await Task.sleep(for: .milliseconds(10)) }
+            // below does not depend on how long this takes, only on the sharing.
+            await started.reached(32)
             fetch.release()
             for try await owner in group { #expect(owner == "alice") }
         }
@@ -111,11 +134,14 @@ struct S3RecordCacheTests {
         #expect(cache.fresh(Self.key)?.metadata.owner == "alice")
     }
 
-    @Test("a shared record is dated when its GET was sent, so it is never trusted past the bound")
+    @Test(
+        "a shared record is dated when its GET was sent, so it is never trusted past the bound",
+        .timeLimit(.minutes(1))
+    )
     func datedWhenSent() async throws {
         let (time, cache, fetch) = Self.heldCache()
         async let read = Self.current(cache, fetch)
-        try await fetch.waitUntilSent(1)
+        await fetch.waitUntilSent(1)
         time.advance(by: 0.5)
         fetch.release()
         #expect(try await read?.metadata.owner == "alice")
@@ -126,27 +152,27 @@ struct S3RecordCacheTests {
         #expect(cache.fresh(Self.key) == nil)
     }
 
-    @Test("a GET sent longer ago than the bound is not joined; a new one is sent")
+    @Test("a GET sent longer ago than the bound is not joined; a new one is sent", .timeLimit(.minutes(1)))
     func oldFlightNotJoined() async throws {
         let (time, cache, fetch) = Self.heldCache()
         async let first = Self.current(cache, fetch)
-        try await fetch.waitUntilSent(1)
+        await fetch.waitUntilSent(1)
         time.advance(by: 1)
         async let second = Self.current(cache, fetch)
-        try await fetch.waitUntilSent(2)
+        await fetch.waitUntilSent(2)
         fetch.release()
         #expect(try await first?.metadata.owner == "alice")
         #expect(try await second?.metadata.owner == "alice")
         #expect(fetch.sent == 2)
     }
 
-    @Test("the store's own write while a record GET is in flight wins over what that GET read")
+    @Test("the store's own write while a record GET is in flight wins over what that GET read", .timeLimit(.minutes(1)))
     func writeDuringFlight() async throws {
         let time = ManualTime()
         let cache = S3RecordCache(staleness: .seconds(60), capacity: 10, now: { time.now })
         let old = HeldFetch(answer: Self.record(owner: "alice"))
         async let read = Self.current(cache, old)
-        try await old.waitUntilSent(1)
+        await old.waitUntilSent(1)
         cache.keep(Self.record(owner: "bob"), for: Self.key)
         // A reader now gets the write's record, not the GET still in flight.
         #expect(try await Self.current(cache, old)?.metadata.owner == "bob")
@@ -157,7 +183,7 @@ struct S3RecordCacheTests {
         time.advance(by: 61)
         let again = HeldFetch(answer: Self.record(owner: "carol"))
         async let late = Self.current(cache, again)
-        try await again.waitUntilSent(1)
+        await again.waitUntilSent(1)
         cache.forget(Self.key)
         again.release()
         #expect(try await late?.metadata.owner == "carol")

@@ -13,21 +13,17 @@ public enum HTTPDate {
     /// - Returns: the text.
     public static func format(_ date: Date) -> String {
         let parts = UTCDate(unix: Int64(date.timeIntervalSince1970.rounded(.down)))
-        // Every answer of a read carries one (`Last-Modified`): written byte by byte into one allocation,
-        // where the interpolation below makes a dozen strings. Years of other widths take the long way.
-        guard (0...9999).contains(parts.year) else {
-            return "\(days[Int(parts.weekday)]), \(UTCDate.pad(parts.day, 2)) \(months[Int(parts.month) - 1]) "
-                + "\(UTCDate.pad(parts.year, 4)) \(UTCDate.pad(parts.hour, 2)):\(UTCDate.pad(parts.minute, 2)):"
-                + "\(UTCDate.pad(parts.second, 2)) GMT"
-        }
-        return String(unsafeUninitializedCapacity: Self.fixdateLength) { text in
+        // Every answer of a read carries one (`Last-Modified`): written byte by byte into one allocation, where
+        // an interpolation made a dozen strings. A year outside 0...9999 is written as its text, padded to four.
+        let year = (0...9999).contains(parts.year) ? nil : UTCDate.pad(parts.year, 4)
+        return String(unsafeUninitializedCapacity: Self.fixdateLength - 4 + (year?.utf8.count ?? 4)) { text in
             var index = 0
             func put(_ byte: UInt8) {
                 text[index] = byte
                 index += 1
             }
-            func put(_ name: StaticString) {
-                name.withUTF8Buffer { for byte in $0 { put(byte) } }
+            func put(_ name: String) {
+                for byte in name.utf8 { put(byte) }
             }
             func put(_ value: Int64, digits: Int) {
                 var divisor: Int64 = 1
@@ -37,14 +33,13 @@ public enum HTTPDate {
                     divisor /= 10
                 }
             }
-            put(Self.dayNames[Int(parts.weekday)])
-            put(UInt8(ascii: ","))
-            put(UInt8(ascii: " "))
+            put(Self.days[Int(parts.weekday)])
+            put(", ")
             put(parts.day, digits: 2)
             put(UInt8(ascii: " "))
-            put(Self.monthNames[Int(parts.month) - 1])
+            put(Self.months[Int(parts.month) - 1])
             put(UInt8(ascii: " "))
-            put(parts.year, digits: 4)
+            if let year { put(year) } else { put(parts.year, digits: 4) }
             put(UInt8(ascii: " "))
             put(parts.hour, digits: 2)
             put(UInt8(ascii: ":"))
@@ -58,10 +53,6 @@ public enum HTTPDate {
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`.
     private static let fixdateLength = 29
-    private static let dayNames: [StaticString] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let monthNames: [StaticString] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ]
 
     /// Parses an HTTP date in one of these forms, and nothing else:
     /// - IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`;

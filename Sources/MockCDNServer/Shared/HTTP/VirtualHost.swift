@@ -21,12 +21,9 @@ enum VirtualHost {
     /// - Returns: the app id of its first label, when that is an app and the name has more labels.
     static func app(named authority: String?, in apps: AppRegistry) -> String? {
         guard let authority, !authority.hasPrefix("[") else { return nil }
-        // The host without its port: every request asks, and a split makes an array. (A split skips an empty
-        // first piece, so an authority that starts with `:` keeps it.)
-        let name =
-            authority.first == ":"
-            ? authority.split(separator: ":", maxSplits: 1).first ?? ""
-            : authority[..<(authority.firstIndex(of: ":") ?? authority.endIndex)]
+        // The host without its port (every request asks: no split, which makes an array). An authority with no
+        // host before its port names no app.
+        let name = authority[..<(authority.firstIndex(of: ":") ?? authority.endIndex)]
         // Every request asks: the cheap refusals first (one label, a first label that is no app), then the
         // split that tells an IP address.
         guard let dot = name.firstIndex(of: ".") else { return nil }
