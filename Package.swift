@@ -76,17 +76,26 @@ let package = Package(
         ),
         // Fixed-arity wrappers over libvips' variadic API, which Swift cannot call. The test harness links it
         // in; for `mockcdn`, scripts/build-server.sh compiles the same file with the C compiler into the
-        // loadable module libMockCDNVips (C only, no Swift runtime), so the server maps libvips only on its
-        // first image operation. Its API header is CVipsLoader's.
+        // loadable module libMockCDNVips (C only, no Swift runtime), which the image worker
+        // (`mockcdn-imaging`) loads, so the server never maps libvips. Its API header is CVipsLoader's.
         .target(
             name: "CVipsShim",
             dependencies: ["CVips"],
-            cSettings: [.headerSearchPath("../CVipsLoader/include")]
+            cSettings: [.headerSearchPath("../CVipsLoader/include")],
+            // `round`: a Swift binary has libm already, the C worker does not.
+            linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
-        // CVipsShim's API, loading the shim on first use (dlopen); links neither libvips nor glib.
+        // CVipsShim's API, loading the shim on first use (dlopen); links neither libvips nor glib. Also both
+        // ends of the wire to `mockcdn-imaging` (CVipsWorker.h).
         .target(
             name: "CVipsLoader",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
+        ),
+        // libvips in a child process of the server (CVipsWorker.h). This build links the shim in; the release's
+        // copy is compiled by scripts/build-server.sh with the C compiler, and loads libMockCDNVips beside it.
+        .executableTarget(
+            name: "mockcdn-imaging",
+            dependencies: ["CVipsLoader", "CVipsShim"]
         ),
         .target(
             name: "MockCDNCore",

@@ -141,7 +141,7 @@ part() {
         python3 Benchmarks/small_objects.py --binary "$binary"
     part scale "Scale curves" python3 Benchmarks/scale.py --binary "$binary" --seconds "$seconds"
     part profile "Profile of the FAT read" python3 Benchmarks/profile.py --binary "${profiled:-}"
-    part memory "Memory under read load" python3 Benchmarks/memory.py --binary "$binary" --seconds "$seconds" \
+    part memory "Memory under read load" python3 Benchmarks/memory.py --binary "$binary" --seconds "$seconds" --also-data-dir \
         --load-seconds "$load_seconds" --output Benchmarks/results/memory.md
 } | tee "$output"
 # A whole run puts every stated target (met or MISSED) in one table near the top of latest.md.

@@ -7,12 +7,15 @@ has been idle a second (as Benchmarks/bench.py reads idle RSS). Uploads what ben
 and 10 MiB of random bytes, Stream's upload route) and checks each of bench.py's reads once (200 or 206 and
 exactly the expected bytes): 64 KiB with a FAT header, a FAT query, a CloudFront canned link, Stream's
 custom-policy link, a SigV4 presigned URL and the listing's link; 1 MiB by a CloudFront link; the 400x400
-variant of the 4000x4000 fixture (rendered once, which loads libvips); 64 KiB of 10 MiB by a Range. Each is
+variant of the 4000x4000 fixture (rendered once, by libvips in a `mockcdn-imaging` child, whose RSS is read
+right after the render); 64 KiB of 10 MiB by a Range. Each is
 then loaded for --seconds (5) with `wrk -t2 -c64`, as one round of bench.py. Then `wrk -t2 -c64` GETs the
 64 KiB object with the FAT header for --load-seconds (60), bench.py's last load, and VmRSS is read right after
 it and every second for --settle-seconds (30). `--reads fat` uploads only the 64 KiB object and checks only
-its FAT read: no round, no variant, libvips never loaded. Last, --starts (10) fresh servers are timed from
-spawn to their first 200 (the median, with min-max).
+its FAT read: no round, no variant. Last, --starts (10) fresh servers are timed from spawn to their first 200
+(the median, with min-max). The 30 s figure is also given less the 11 MiB the memory store holds, and
+--also-data-dir runs the whole again with `--data-dir` (objects on disk) and adds its idle, after and 30 s
+figures.
 Server on CPU 0, wrk on CPU 1 (taskset), where the machine has two CPUs or more. --env and --serve-arg run the
 same with another environment or more serve flags (what `docs/memory.md` compares). Prints markdown;
 --output also writes it to a file.
@@ -27,6 +30,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
 import uuid
@@ -36,6 +40,8 @@ from bench import cpus, free_port, pinned  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIB = 1024
+# What `reads` uploads (64 KiB, 1 MiB and 10 MiB), in KiB.
+STORED_KIB = 64 + 1024 + 10 * 1024
 RANGE = (1024 * 1024, 1024 * 1024 + 64 * 1024 - 1)
 
 
@@ -120,6 +126,22 @@ class Server:
     def rss(self):
         return Rss(self.process.pid)
 
+    def worker_rss(self):
+        """VmRSS in KiB of the server's `mockcdn-imaging` children (libvips runs there; 0 when none runs)."""
+        total = 0
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    # pid (comm) state ppid ...: the comm may hold spaces, so split after its ')'.
+                    name, rest = stat.read().split("(", 1)[1].rsplit(")", 1)
+                if name == "mockcdn-imaging" and int(rest.split()[1]) == self.process.pid:
+                    total += Rss(int(entry))
+            except (OSError, RuntimeError, ValueError, IndexError):
+                continue  # it ended while being read
+        return total
+
     def stop(self):
         self.process.terminate()
         self.process.wait(timeout=20)
@@ -164,6 +186,7 @@ def reads(server, everything):
     range_header = f"Range: bytes={RANGE[0]}-{RANGE[1]}"
     variant_url = f"http://127.0.0.1:{server.port}/demo/fixtures/large-4000x4000.jpg?w=400&h=400"
     variant = checked(server, "variant", variant_url, fat_header, None)
+    server.at_render = (server.rss(), server.worker_rss())
     if not variant.startswith(b"\xff\xd8"):
         sys.exit("the variant is no JPEG")
     cases = [
@@ -208,12 +231,13 @@ def run(args, env, flags):
         rate = wrk(url, args.load_seconds, args.connections, headers)
         ended = time.monotonic()
         after = server.rss()
+        workers_after = server.worker_rss()
         settle = {}
         for second in range(1, args.settle_seconds + 1):
             time.sleep(max(0.0, ended + second - time.monotonic()))
             settle[second] = server.rss()
         return {"idle": idle, "before": before_load, "after": after, "settle": settle,
-                "rate": rate}
+                "rate": rate, "render": getattr(server, "at_render", None), "workers_after": workers_after}
     finally:
         server.stop()
 
@@ -241,12 +265,18 @@ def main():
     parser.add_argument("--serve-arg", action="append", default=[], metavar="ARG",
                         help="one more argument to `mockcdn serve` (e.g. --serve-arg=--journal-size=1); repeatable")
     parser.add_argument("--output", help="also write the markdown here (e.g. Benchmarks/results/memory.md)")
+    parser.add_argument("--also-data-dir", action="store_true",
+                        help="run the same again with --data-dir (objects on disk, not in RSS) and add its figures")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk is missing (apt-get install -y wrk)")
     env = dict(item.split("=", 1) for item in args.env)
     figures = run(args, env, args.serve_arg)
     start = start_ms(args, env, args.serve_arg)
+    disk = None
+    if args.also_data_dir:
+        with tempfile.TemporaryDirectory(dir=os.path.join(REPO, ".build")) as folder:
+            disk = run(args, env, [*args.serve_arg, "--data-dir", folder])
 
     idle, after, settle = figures["idle"], figures["after"], figures["settle"]
     last = settle[args.settle_seconds] if settle else after
@@ -266,10 +296,11 @@ def main():
         f"Binary: {args.binary} ({version or 'no version'}). Environment: "
         f"{' '.join(args.env) or 'as inherited'}; serve flags: {' '.join(args.serve_arg) or 'defaults'}.",
         (f"Reads: bench.py's nine, each checked once (status and exact bytes), then each loaded for "
-         f"{args.seconds} s (wrk -t2 -c{args.connections}); the server then holds the 11 MiB uploaded, the "
-         f"variant and libvips" if args.reads == "all" else
+         f"{args.seconds} s (wrk -t2 -c{args.connections}); the server then holds the 11 MiB uploaded and the "
+         f"variant, rendered by libvips in a `mockcdn-imaging` child (whose RSS is reported on its own)"
+         if args.reads == "all" else
          "Reads: only the 64 KiB FAT-header read, checked once (status and exact bytes); no variant, so "
-         "libvips is not loaded")
+         "libvips is never asked for")
         + f". Then the load: wrk -t2 -c{args.connections} -d{args.load_seconds}s, GET of the 64 KiB object "
         f"with a FAT header, {figures['rate']:,.0f} req/s.",
         "",
@@ -285,12 +316,28 @@ def main():
         f"| RSS right after {args.load_seconds} s of load | {mib(after)} ({after / idle:.2f}x idle; "
         f"{after.parts()}) | <= 1.5x idle {verdict(after <= 1.5 * idle)} |",
     ]
+    if figures["render"]:
+        server_rss, worker_rss = figures["render"]
+        worker = f"its image worker {mib(worker_rss)}" if worker_rss else "no image worker (libvips in process)"
+        lines.insert(-2, f"| RSS right after the variant's render | server {mib(server_rss)}; {worker} | |")
+    lines.append(f"| image workers right after the load | "
+                 f"{mib(figures['workers_after']) if figures['workers_after'] else 'none running'} | |")
     for second in (5, 10):
         if second in settle and second < args.settle_seconds:
             lines.append(f"| RSS {second} s after the load | {mib(settle[second])} ({settle[second] / idle:.2f}x "
                          f"idle; {settle[second].parts()}) | |")
     lines.append(f"| RSS {args.settle_seconds} s after the load | {mib(last)} ({last / idle:.2f}x idle; "
                  f"{last.parts()}) | within 10% of idle {verdict(last <= 1.1 * idle)} |")
+    if args.reads == "all":
+        held = last - STORED_KIB
+        lines.append(f"| the same, less the {mib(STORED_KIB)} of objects the memory store holds | {mib(held)} "
+                     f"({held / idle:.2f}x idle) | |")
+    if disk:
+        disk_last = disk["settle"][args.settle_seconds] if disk["settle"] else disk["after"]
+        lines.append(f"| with --data-dir (objects on disk): idle, right after the load, {args.settle_seconds} s after | "
+                     f"{mib(disk['idle'])}, {mib(disk['after'])} ({disk['after'] / disk['idle']:.2f}x; "
+                     f"{disk['after'].parts()}), "
+                     f"{mib(disk_last)} ({disk_last / disk['idle']:.2f}x; {disk_last.parts()}) | |")
     text = "\n".join(lines)
     print(text)
     if args.output:

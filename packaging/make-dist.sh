@@ -4,7 +4,8 @@
 #     mockcdn-VERSION-linux-ARCH/
 #       README.txt LICENSE
 #       bin/mockcdn                       release build, the Swift runtime linked in (--static-swift-stdlib)
-#       lib/mockcdn/libMockCDNVips.so     C over libvips, loaded on the first image operation
+#       lib/mockcdn/libMockCDNVips.so     C over libvips, loaded by the image worker
+#       lib/mockcdn/mockcdn-imaging       the image worker: libvips in a child process of the server (C)
 #       share/mockcdn/                    the server's resources, the fixtures, the demo keys, and
 #                                         runtime-packages.txt
 #
@@ -22,9 +23,11 @@ trap 'rm -rf "$stage"' EXIT
 root="$stage/$name"
 mkdir -p "$root/bin" "$root/lib/mockcdn" "$root/share/mockcdn"
 cp "$bin/mockcdn" "$root/bin/"
-cp "$bin/libMockCDNVips.so" "$root/lib/mockcdn/"
+cp "$bin/libMockCDNVips.so" "$bin/mockcdn-imaging" "$root/lib/mockcdn/"
 # Without its debug symbols the binary is half the size (binutils' strip, when the machine has it).
-if command -v strip >/dev/null; then strip "$root/bin/mockcdn" "$root/lib/mockcdn/libMockCDNVips.so"; fi
+if command -v strip >/dev/null; then
+    strip "$root/bin/mockcdn" "$root/lib/mockcdn/libMockCDNVips.so" "$root/lib/mockcdn/mockcdn-imaging"
+fi
 cp -R "$bin/MockCDN_MockCDNServer.resources" "$root/share/mockcdn/"
 cp -R Fixtures/media "$root/share/mockcdn/fixtures"
 cp -R Fixtures/keys "$root/share/mockcdn/keys"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The `mockcdn` binary and, next to it, libMockCDNVips, the libvips module it loads on its first image
-# operation. Arguments go to `swift build` (e.g. `-c release`, `--static-swift-stdlib`).
+# The `mockcdn` binary and, next to it, libMockCDNVips, the libvips module, and `mockcdn-imaging`, the worker
+# that loads it for the server's image operations (Sources/CVipsLoader/include/CVipsWorker.h). Arguments go
+# to `swift build` (e.g. `-c release`, `--static-swift-stdlib`).
 #
 # The module is C over libvips' C API, so the C compiler links it, not SwiftPM: a SwiftPM library product is
 # linked by the Swift driver, which records the Swift runtime (libswiftCore.so) as a needed library even
@@ -13,8 +14,8 @@ bin="$("$SWIFT" build "$@" --show-bin-path)"
 optimize=-O0
 case " $* " in *" -c release "* | *" --configuration release "* | *" -c=release "*) optimize=-O2 ;; esac
 case "$(uname -s)" in
-Darwin) module="$bin/libMockCDNVips.dylib" shared=(-dynamiclib -install_name @rpath/libMockCDNVips.dylib) ;;
-*) module="$bin/libMockCDNVips.so" shared=(-shared -Wl,--no-undefined -Wl,--as-needed) ;;
+Darwin) module="$bin/libMockCDNVips.dylib" shared=(-dynamiclib -install_name @rpath/libMockCDNVips.dylib) dl=() ;;
+*) module="$bin/libMockCDNVips.so" shared=(-shared -Wl,--no-undefined -Wl,--as-needed) dl=(-ldl) ;;
 esac
 sources=(Sources/CVipsShim/CVipsShim.c Sources/CVipsShim/include/CVipsShimModule.h
     Sources/CVipsLoader/include/CVipsShim.h)
@@ -27,3 +28,9 @@ if [ "$fresh" = 0 ]; then
         $(pkg-config --libs vips) -lm -o "$module.tmp"
     mv "$module.tmp" "$module"
 fi
+# The worker: C, with no libvips of its own (it loads the module beside it, as the server would). Always
+# compiled, as it takes a moment: a `swift build` of every product leaves its own copy here, which links the
+# shim in and needs the Swift runtime, and the release tarball must not ship that one.
+"${CC:-clang}" "$optimize" -g -Wall -Werror -ISources/CVipsLoader/include Sources/mockcdn-imaging/main.c \
+    Sources/CVipsLoader/CVipsWorker.c Sources/CVipsLoader/CVipsLoader.c ${dl[@]+"${dl[@]}"} -o "$bin/mockcdn-imaging.tmp"
+mv "$bin/mockcdn-imaging.tmp" "$bin/mockcdn-imaging"

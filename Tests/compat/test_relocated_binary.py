@@ -1,6 +1,8 @@
-"""`mockcdn` copied away from what it loads at run time: libMockCDNVips (libvips, loaded on the first image
-operation) and its resources (the OpenAPI document). Alone, it serves every read and answers each image
-operation 503 naming the missing module, storing nothing; with the two next to it, it is whole again."""
+"""`mockcdn` copied away from what it loads at run time: its image worker `mockcdn-imaging` and
+libMockCDNVips (libvips, which the worker loads, or the server itself when it has no worker) and its
+resources (the OpenAPI document). Alone, it serves every read and answers each image operation 503 naming
+the missing module, storing nothing; so does it with a worker that finds no module; with the module alone it
+resizes in process, and with all of them next to it, it is whole again and resizes in a worker child."""
 
 from __future__ import annotations
 
@@ -33,6 +35,20 @@ def upload_image(base: str):
     )
 
 
+def children(pid: int) -> list[str]:
+    """The names of `pid`'s child processes (a thread's spawn is the process's child too)."""
+    names = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit():
+                name, rest = (entry / "stat").read_text().split("(", 1)[1].rsplit(")", 1)
+                if int(rest.split()[1]) == pid:
+                    names.append(name)
+        except (OSError, ValueError, IndexError):
+            continue  # it ended while being read
+    return names
+
+
 def listed(base: str) -> int:
     status, body, _ = request(f"{base}/channels/messaging/general/uploads?api_key={API_KEY}",
                               headers={"Authorization": jwt({"server": True}), "stream-auth-type": "jwt"})
@@ -61,7 +77,25 @@ def test_alone_then_with_its_module_and_resources(tmp_path: Path):
         assert status == 404 and "not installed" in json.loads(body)["error"]["message"], body
 
     built = BINARY.parent
+    # The worker (scripts/build-server.sh's, which links no libvips) without the module: the same 503s.
+    shutil.copy2(built / "mockcdn-imaging", tmp_path)
+    with launch(binary=binary) as server:
+        base = server.url
+        status, body, _ = request(f"{base}/demo/fixtures/sample.png?w=10", headers={"fat": fat(base)})
+        assert status == 503 and b"libMockCDNVips" in body, body
+        status, body, _ = upload_image(base)
+        assert status == 503 and "libMockCDNVips" in json.loads(body)["message"], body
+        assert listed(base) == 0
+
+    # The module without the worker: the server loads it itself.
+    (tmp_path / "mockcdn-imaging").unlink()
     shutil.copy2(built / "libMockCDNVips.so", tmp_path)
+    with launch(binary=binary) as server:
+        status, body, _ = request(f"{server.url}/demo/fixtures/sample.png?w=10", headers={"fat": fat(server.url)})
+        assert status == 200 and body.startswith(b"\x89PNG") and body != SAMPLE
+        assert "libvips" in Path(f"/proc/{server.process.pid}/maps").read_text()
+
+    shutil.copy2(built / "mockcdn-imaging", tmp_path)
     shutil.copytree(built / "MockCDN_MockCDNServer.resources", tmp_path / "MockCDN_MockCDNServer.resources")
     with launch(binary=binary) as server:
         base = server.url
@@ -70,5 +104,8 @@ def test_alone_then_with_its_module_and_resources(tmp_path: Path):
         status, body, _ = upload_image(base)
         assert status == 201, body
         assert listed(base) == 1
+        # The resize and the upload's probe ran in a worker child; the server maps no libvips.
+        assert "libvips" not in Path(f"/proc/{server.process.pid}/maps").read_text()
+        assert "mockcdn-imaging" in children(server.process.pid)
         status, body, _ = request(f"{base}/_mockcdn/openapi.yaml")
         assert status == 200 and body == (REPO / "openapi.yaml").read_bytes()

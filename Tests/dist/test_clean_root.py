@@ -80,7 +80,8 @@ def test_every_shipped_elf_file_finds_every_library_in_the_root(root):
     shipped = [path for path in (root.path / "usr" / "local").rglob("*")
                if path.is_file() and path.read_bytes()[:4] == b"\x7fELF"]
     names = sorted(str(path.relative_to(root.path)) for path in shipped)
-    assert names == ["usr/local/bin/mockcdn", "usr/local/lib/mockcdn/libMockCDNVips.so"]
+    assert names == ["usr/local/bin/mockcdn", "usr/local/lib/mockcdn/libMockCDNVips.so",
+                     "usr/local/lib/mockcdn/mockcdn-imaging"]
     for name in names:
         linked = root.run("ldd", "/" + name).stdout
         assert "not found" not in linked, f"{name} needs a library the run-stage packages do not give:\n{linked}"
@@ -127,6 +128,33 @@ def test_a_cloudfront_signed_resize_checked_by_its_pixels(root, base):
     assert fetch(signed)[0] == 200
     tampered = signed.replace("Signature=", "Signature=A")
     assert fetch(tampered)[0] in (401, 403)
+
+
+def processes_in(root, name: str) -> list[int]:
+    """The pids of the processes called `name` that run inside `root`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if (entry.name.isdigit() and (entry / "comm").read_text().strip() == name
+                    and os.readlink(entry / "root") == str(root.path)):
+                found.append(int(entry.name))
+        except OSError:
+            continue  # it ended while being read
+    return found
+
+
+def test_libvips_runs_in_the_image_worker_and_never_in_the_server(root, base):
+    answer = stream_upload(root, base, "image", "halves.png", "image/png", halves_png())
+    status, body, _ = fetch(answer["file"] + "&w=8&h=8")
+    assert status == 200 and body.startswith(b"\x89PNG"), body[:200]
+    workers = processes_in(root, "mockcdn-imaging")
+    assert workers, "no mockcdn-imaging process runs after a resize"
+    for worker in workers:
+        parent = int((Path("/proc") / str(worker) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        assert (Path("/proc") / str(parent) / "comm").read_text().strip() == "mockcdn"
+        assert "libvips" in (Path("/proc") / str(worker) / "maps").read_text()
+        server_maps = (Path("/proc") / str(parent) / "maps").read_text()
+        assert "libvips" not in server_maps and "libMockCDNVips" not in server_maps
 
 
 def test_a_fat_read_and_a_presigned_put_then_get(root, base):

@@ -1,9 +1,10 @@
 // CVipsShim: fixed-arity wrappers over libvips.
 //
 // Where it runs: the functions below are CVipsLoader's. They load the shim itself (Sources/CVipsShim, built
-// as the loadable module libMockCDNVips) on the first image operation, so a server that never resizes never
-// maps libvips and its hundred libraries, and starts without them. A binary that links the shim in (the test
-// harness does) uses that copy and loads nothing. Without either, every call fails with a message saying so.
+// as the loadable module libMockCDNVips) on the first image operation: in the image worker (CVipsWorker.h),
+// which is where `mockcdn serve` sends them, so the server never maps libvips and its hundred libraries; or
+// in process, in a binary without a worker beside it. A binary that links the shim in (the test harness
+// does) uses that copy and loads nothing. Without either, every call fails with a message saying so.
 //
 // Why a shim: libvips' API is variadic (NULL-terminated option lists), which Swift cannot call, and it
 // hands out GObject references that Swift should never see. Every function here returns 1 on success

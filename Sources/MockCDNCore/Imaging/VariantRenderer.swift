@@ -97,6 +97,7 @@ public enum VariantRenderer {
     ///   - transform: what to make; not an identity transform.
     ///   - maximumPixels: the app's pixel bound, for the source and the output alike.
     ///   - control: stops the render when its request goes away or its time is up.
+    ///   - engine: where libvips runs.
     /// - Returns: the variant.
     /// - Throws: `TransformRefusal`.
     public static func render(
@@ -105,7 +106,8 @@ public enum VariantRenderer {
         format: ImageFormat,
         transform: ImageTransform,
         maximumPixels: Int,
-        control: Vips.RenderControl? = nil
+        control: Vips.RenderControl? = nil,
+        engine: ImageEngine = .inProcess
     ) throws(TransformRefusal) -> ImageVariant {
         guard let output = outputFormat(for: format) else {
             throw TransformRefusal(kind: .invalid, message: "This image format is served as is, never resized")
@@ -116,7 +118,7 @@ public enum VariantRenderer {
             throw TransformRefusal(kind: .invalid, message: "Give w, h or both to resize")
         }
         do {
-            let bytes = try Vips.resize(
+            let bytes = try engine.resize(
                 source,
                 as: format,
                 width: box.width,

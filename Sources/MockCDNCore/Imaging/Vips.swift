@@ -1,5 +1,6 @@
 import CVipsLoader
 import NIOCore
+import Synchronization
 
 /// libvips through CVipsShim: header probes, resizes and encodes. Every call is synchronous and may take
 /// a while on a large image, so servers call it off their event loops.
@@ -54,6 +55,9 @@ public enum Vips {
         }
     }
 
+    /// The JPEG and WebP quality of a resize that names none.
+    public static let defaultQuality = 85
+
     /// Loads the libvips module, once; cheap after the first time.
     ///
     /// - Throws: `MockCDNError.imageSupportMissing` naming the file when the module cannot be loaded.
@@ -73,22 +77,53 @@ public enum Vips {
     }
 
     /// Stops a render from another task, or once its time is up; vips checks it as it computes pixels.
-    public final class RenderControl: @unchecked Sendable {
-        // The C side reads and writes the flag atomically; the pointer itself never changes. Nil when the
-        // shim cannot be loaded, and then the render it was made for fails saying why.
-        fileprivate let pointer: OpaquePointer?
+    ///
+    /// Its time counts from the start of the render. A render in process makes a vips control for itself; one
+    /// in a worker process (`VipsWorkers`) makes one there, and a cancel kills that process.
+    public final class RenderControl: Sendable {
+        /// How long the render may take.
+        public let seconds: Double
+        private let cancellation = Mutex<(cancelled: Bool, action: (@Sendable () -> Void)?)>((false, nil))
 
         /// - Parameter seconds: how long the render may take before it is stopped.
         public init(seconds: Double) {
-            self.pointer = CVipsShim_control_new(seconds)
+            self.seconds = seconds
         }
 
         /// Asks the render to stop; it then fails with "render cancelled".
         public func cancel() {
-            if let pointer = self.pointer { CVipsShim_control_cancel(pointer) }
+            self.cancellation.withLock { state in
+                state.cancelled = true
+                state.action.take()?()
+            }
         }
 
-        deinit { CVipsShim_control_free(self.pointer) }
+        /// Runs `action` once, when `cancel` is called, or now if it already was; `nil` forgets the action.
+        /// The action runs under a lock, so that once `onCancel(nil)` returns none is running.
+        func onCancel(_ action: (@Sendable () -> Void)?) {
+            self.cancellation.withLock { state in
+                if state.cancelled {
+                    action?()
+                } else {
+                    state.action = action
+                }
+            }
+        }
+    }
+
+    /// A vips control for one render in process, stopped when `control` is cancelled.
+    private struct ShimControl: @unchecked Sendable {
+        // The C side reads and writes its flag atomically; the pointer never changes, and is freed only once
+        // `control` runs no more actions. Nil when the shim cannot be loaded (the render then fails saying why).
+        let pointer: OpaquePointer?
+
+        init(_ control: RenderControl?) {
+            self.pointer = control.map { CVipsShim_control_new($0.seconds) } ?? nil
+        }
+
+        func cancel() {
+            if let pointer = self.pointer { CVipsShim_control_cancel(pointer) }
+        }
     }
 
     /// Reads an image's header (size, frames, format) without decoding its pixels.
@@ -108,12 +143,7 @@ public enum Vips {
                 CVipsShim_probe(bytes.baseAddress ?? emptyBase, bytes.count, source.shim, &header, &error)
             }
         }
-        return ImageHeader(
-            width: Int(header.width),
-            height: Int(header.page_height),
-            frames: max(1, Int(header.pages)),
-            format: source.format
-        )
+        return ImageHeader(header, format: source.format)
     }
 
     /// Resizes an encoded image and encodes the result.
@@ -140,12 +170,18 @@ public enum Vips {
         mode: ResizeMode,
         anchor: Anchor = .center,
         format: OutputFormat,
-        quality: Int = 85,
+        quality: Int = Vips.defaultQuality,
         allFrames: Bool = false,
         control: RenderControl? = nil
     ) throws -> ByteBuffer {
         try self.requireModule()
         let source = try shimSource(sourceFormat ?? ImageFormat(sniffing: data))
+        let shimControl = ShimControl(control)
+        control?.onCancel { shimControl.cancel() }
+        defer {
+            control?.onCancel(nil)
+            CVipsShim_control_free(shimControl.pointer)
+        }
         return try data.withUnsafeReadableBytes { bytes in
             try output { out, length, error in
                 CVipsShim_resize(
@@ -159,7 +195,7 @@ public enum Vips {
                     format.shimValue,
                     Int32(clamping: quality),
                     allFrames ? 1 : 0,
-                    control?.pointer,
+                    shimControl.pointer,
                     &out,
                     &length,
                     &error
@@ -195,7 +231,7 @@ public enum Vips {
     }
 
     /// The shim's name for a format it decodes; SVG and unknown bytes are refused.
-    private static func shimSource(_ format: ImageFormat?) throws -> (format: ImageFormat, shim: CVipsShimSource) {
+    static func shimSource(_ format: ImageFormat?) throws -> (format: ImageFormat, shim: CVipsShimSource) {
         switch format {
         case .jpeg: (.jpeg, CVipsShimSourceJPEG)
         case .png: (.png, CVipsShimSourcePNG)
@@ -208,8 +244,20 @@ public enum Vips {
     }
 }
 
+extension ImageHeader {
+    /// The header the shim read from a file in `format`.
+    init(_ header: CVipsShimHeader, format: ImageFormat) {
+        self.init(
+            width: Int(header.width),
+            height: Int(header.page_height),
+            frames: max(1, Int(header.pages)),
+            format: format
+        )
+    }
+}
+
 extension String {
-    fileprivate func trimmingSuffix(_ suffix: Character) -> String {
+    func trimmingSuffix(_ suffix: Character) -> String {
         var text = self
         while text.last == suffix { text.removeLast() }
         return text

@@ -321,7 +321,7 @@ struct CDNController {
             throw TransformRefusal(kind: .invalid, message: "This image format is served as is, never resized")
         }
         // Without libvips nothing can be rendered: 503, naming the missing module, before any other check.
-        try Vips.requireModule()
+        try await ImageWorkers.shared.requireSupport()
         if let stored = ImageHeader(extras: metadata.extras) {
             try VariantRenderer.checkPixels(stored, maximumPixels: limit)
             try VariantRenderer.checkOutput(stored, transform: transform, maximumPixels: limit)
@@ -345,7 +345,7 @@ struct CDNController {
                     try await workers.renders.runIfActive {
                         let header: ImageHeader
                         do {
-                            header = try Vips.probe(source, as: format)
+                            header = try workers.engine.probe(source, as: format)
                         } catch {
                             throw TransformRefusal(
                                 kind: .unprocessable,
@@ -358,7 +358,8 @@ struct CDNController {
                             format: format,
                             transform: transform,
                             maximumPixels: limit,
-                            control: control
+                            control: control,
+                            engine: workers.engine
                         )
                     }
                 } onCancel: {

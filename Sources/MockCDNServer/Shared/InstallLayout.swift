@@ -5,6 +5,7 @@ import Foundation
 ///
 ///     bin/mockcdn
 ///     lib/mockcdn/libMockCDNVips.so          (CVipsLoader looks here first)
+///     lib/mockcdn/mockcdn-imaging            (VipsWorkers.installed; it loads the module beside it)
 ///     share/mockcdn/MockCDN_MockCDNServer.resources
 ///     share/mockcdn/fixtures, share/mockcdn/keys, share/mockcdn/runtime-packages.txt
 ///

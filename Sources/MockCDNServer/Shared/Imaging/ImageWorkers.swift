@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// Renders and header probes have pools of their own, so that long renders cannot starve the probe an
 /// upload waits for; and at most `renderThreads` sources are held in memory for rendering at once, so that
-/// many requests for variants of one large image do not each buffer it before they queue.
+/// many requests for variants of one large image do not each buffer it before they queue. Each pool thread
+/// hands its call to libvips where `engine` says: a `mockcdn-imaging` child when one is installed.
 final class ImageWorkers: Sendable {
     /// Threads that render variants.
     static let renderThreads = 2
@@ -17,6 +18,9 @@ final class ImageWorkers: Sendable {
     let probes: NIOThreadPool
     /// A slot to hold a source buffer and render it.
     let sourceSlots: AsyncSemaphore
+    /// Where libvips runs.
+    let engine: ImageEngine
+    private let supported = Atomic<Bool>(false)
 
     /// One set for the process, like NIO's own singleton pool: servers in a test process share them.
     static let shared = ImageWorkers()
@@ -27,6 +31,17 @@ final class ImageWorkers: Sendable {
         self.probes = NIOThreadPool(numberOfThreads: 1)
         self.probes.start()
         self.sourceSlots = AsyncSemaphore(permits: Self.renderThreads)
+        self.engine = .automatic
+    }
+
+    /// Checks, on the probe pool until it has once succeeded, that images can be decoded at all.
+    ///
+    /// - Throws: `MockCDNError.imageSupportMissing` saying what is missing.
+    func requireSupport() async throws {
+        guard !self.supported.load(ordering: .relaxed) else { return }
+        let engine = self.engine
+        try await self.probes.runIfActive { try engine.requireSupport() }
+        self.supported.store(true, ordering: .relaxed)
     }
 }
 

@@ -15,7 +15,8 @@ enum ImageProbe {
     /// - Throws: `MockCDNError.imageSupportMissing` when libvips cannot be loaded: no answer about the bytes.
     static func header(of bytes: ByteBuffer, as format: ImageFormat) async throws(MockCDNError) -> ImageHeader? {
         do {
-            return try await ImageWorkers.shared.probes.runIfActive { try Vips.probe(bytes, as: format) }
+            let workers = ImageWorkers.shared
+            return try await workers.probes.runIfActive { try workers.engine.probe(bytes, as: format) }
         } catch let error as MockCDNError where error == .imageSupportMissing {
             throw error
         } catch {
