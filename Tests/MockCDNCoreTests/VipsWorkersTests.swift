@@ -87,6 +87,27 @@ struct VipsWorkersTests {
         #expect(second != first)
     }
 
+    @Test("a call to a waiting child that closed its socket goes to a new child", .timeLimit(.minutes(1)))
+    func retried() throws {
+        // Each child answers one probe (a zero header: CVipsWorkerResponse is 96 bytes, its magic first), then
+        // closes its socket and quits 2 s later, as a child quitting for idleness does while a call comes.
+        let workers = try Self.script(
+            """
+            head -c 56 > /dev/null
+            printf '\\126\\104\\103\\115\\001\\000\\000\\000'
+            head -c 88 /dev/zero
+            exec 0<&- 1>&-
+            sleep 2
+            """
+        )
+        #expect(try workers.probe(Self.png(), as: .png).width == 0)
+        let first = try #require(workers.waitingPIDs.first)
+        // The first child is still running, so the call goes to it, finds its socket closed, and is sent again.
+        #expect(try workers.probe(Self.png(), as: .png).width == 0)
+        let second = try #require(workers.waitingPIDs.first)
+        #expect(second != first)
+    }
+
     @Test("a child with no request for its idle time quits, and no zombie stays", .timeLimit(.minutes(1)))
     func idleQuit() throws {
         let workers = try Self.built(idleSeconds: 1)
