@@ -140,6 +140,8 @@ struct VipsWorkersTests {
 
     @Test("a child with no answer past its time is killed", .timeLimit(.minutes(1)))
     func timedOut() throws {
+        // The child never answers, so the kill at 0.2 s (its time, no grace) ends the call however late it
+        // comes: no margin is timed.
         let workers = try Self.script("exec sleep 600", graceSeconds: 0)
         let error = #expect(throws: MockCDNError.imageFailure) {
             try workers.resize(

@@ -35,7 +35,6 @@ public final class VipsWorkers: Sendable {
     static let probeSeconds = 20.0
 
     private let waiting = Mutex<[Child]>([])
-    private let started = Atomic<Bool>(false)
 
     /// - Parameters:
     ///   - executable: the path of `mockcdn-imaging`.
@@ -61,11 +60,11 @@ public final class VipsWorkers: Sendable {
             .map { VipsWorkers(executable: $0.path) }
     }()
 
-    /// Checks once that a child can load and start libvips.
+    /// Checks that a child can load and start libvips (one exchange; the server's `ImageWorkers` asks until
+    /// it has once succeeded).
     ///
     /// - Throws: `MockCDNError.imageSupportMissing` saying what is missing (the worker or libvips).
     public func requireSupport() throws(MockCDNError) {
-        guard !self.started.load(ordering: .relaxed) else { return }
         var request = CVipsWorkerRequest()
         request.operation = Int32(CVipsWorkerStart.rawValue)
         do {
@@ -75,7 +74,6 @@ public final class VipsWorkers: Sendable {
         } catch {
             throw .imageSupportMissing("the image worker \(self.executable) cannot start: \(error.detail)")
         }
-        self.started.store(true, ordering: .relaxed)
     }
 
     /// `Vips.probe`, in a child.
