@@ -5,6 +5,7 @@
 public struct MockCDNError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Kind: Sendable, Equatable {
         case invalidObjectKey
+        case keyTooLong
         case objectNotFound
         case objectTooLarge
         case rangeNotSatisfiable
@@ -23,7 +24,7 @@ public struct MockCDNError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The category of this error.
     public var category: Category {
         switch self.kind {
-        case .invalidObjectKey, .rangeNotSatisfiable, .invalidConfiguration: .invalidInput
+        case .invalidObjectKey, .keyTooLong, .rangeNotSatisfiable, .invalidConfiguration: .invalidInput
         case .objectNotFound: .notFound
         case .objectTooLarge: .tooLarge
         case .imageFailure: .unprocessable
@@ -46,9 +47,16 @@ public struct MockCDNError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public static func == (lhs: MockCDNError, rhs: MockCDNError) -> Bool { lhs.kind == rhs.kind }
 
-    /// An object key that is empty, too long, absolute, or climbs out with `..`.
+    /// An object key that is empty, names no app, holds a control character, or is no media path where one
+    /// is needed (`ObjectKey.isMediaPath`).
     public static let invalidObjectKey = MockCDNError(.invalidObjectKey, "invalid object key")
     public static func invalidObjectKey(_ reason: String) -> MockCDNError { .init(.invalidObjectKey, reason) }
+
+    /// An object key longer than S3 takes (1,024 bytes of UTF-8 within its app).
+    public static let keyTooLong = MockCDNError(.keyTooLong, "key too long")
+    public static func keyTooLong(limit: Int) -> MockCDNError {
+        .init(.keyTooLong, "Your key is too long: at most \(limit) bytes of UTF-8")
+    }
 
     /// No object is stored under the key.
     public static let objectNotFound = MockCDNError(.objectNotFound, "no such object")

@@ -11,6 +11,8 @@ import NIOCore
 ///   parts of `partSize` for bodies larger than one part);
 /// - `meta/KEY`: the object's metadata as JSON, naming its blob. Writing it is the commit: until then the new
 ///   bytes are invisible, and a replaced object's old bytes stay readable until the new record lands.
+/// - `long/SHA256` and `blobs/long/SHA256/UUID`: the same for a key whose `meta/` name would be longer than
+///   the 1,024 bytes S3 takes (`recordKey`); S3 keys are bytes, so every other key is kept as sent.
 ///
 /// A read is one GET of the blob when the record is in `records` (trusted for `metadataStaleness`), streamed as
 /// it arrives; a blob found gone (deleted or replaced by another instance) drops the record, so bytes are never
@@ -63,7 +65,25 @@ public final class S3ObjectStore: ObjectStore {
 
     var prefix: String { self.client.location.prefix }
 
-    func recordKey(_ key: ObjectKey) -> String { self.prefix + "meta/" + key.rawValue }
+    /// The most bytes of a key S3 takes: a record or blob name past it goes by the key's SHA-256 instead.
+    static let maximumNameLength = 1024
+
+    /// Where the record of `key` is kept: `meta/KEY`, or `long/SHA256` when that name would be longer than S3
+    /// takes (a key of up to 1,024 bytes within its app, under `meta/`, the app and the store's prefix).
+    func recordKey(_ key: ObjectKey) -> String {
+        let name = self.prefix + "meta/" + key.rawValue
+        guard name.utf8.count > Self.maximumNameLength else { return name }
+        return self.prefix + "long/" + Digest.sha256(key.rawValue).hexString
+    }
+
+    /// A new blob's name: `blobs/KEY/UUID`, or `blobs/long/SHA256/UUID` as `recordKey` decides (the record
+    /// names its blob, so a blob's name is never read back as a key).
+    func blobKey(_ key: ObjectKey) -> String {
+        let id = "/" + UUID().uuidString.lowercased()
+        let name = self.prefix + "blobs/" + key.rawValue + id
+        guard name.utf8.count > Self.maximumNameLength else { return name }
+        return self.prefix + "blobs/long/" + Digest.sha256(key.rawValue).hexString + id
+    }
 
     // MARK: - ObjectStore
 
@@ -74,7 +94,7 @@ public final class S3ObjectStore: ObjectStore {
         digest: ObjectIntake.Digest,
         attributes: (ObjectIntake.Summary) async throws -> ObjectAttributes
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
-        let blob = self.prefix + "blobs/" + key.rawValue + "/" + UUID().uuidString.lowercased()
+        let blob = self.blobKey(key)
         var intake = ObjectIntake(maxBytes: maxBytes, digest: digest)
         // The part being filled, and up to `partsInFlight` parts going up at once over the pool; a part's
         // buffer comes back when its upload is done and is filled again (one part's memory each, never grown
@@ -270,24 +290,25 @@ public final class S3ObjectStore: ObjectStore {
     }
 
     public func list(prefix: String) async throws -> [ObjectMetadata] {
-        let root = self.prefix + "meta/"
-        let names = try await self.client.listKeys(prefix: root + prefix)
+        // The records under `meta/` that the prefix names, and every record of a long key (their names say
+        // nothing of their keys; such keys are rare, and each costs one read per listing).
+        let names =
+            try await self.client.listKeys(prefix: self.prefix + "meta/" + prefix)
+            + self.client.listKeys(prefix: self.prefix + "long/")
         var found: [ObjectMetadata] = []
         try await withThrowingTaskGroup(of: ObjectMetadata?.self) { group in
             var next = names.makeIterator()
             func start() {
-                guard let name = next.next(), let key = try? ObjectKey(String(name.dropFirst(root.count))) else {
-                    return
-                }
-                group.addTask { try await self.record(key)?.record.metadata }
+                guard let name = next.next() else { return }
+                group.addTask { try await self.record(named: name)?.record.metadata }
             }
             for _ in 0..<self.listingConcurrency { start() }
             while let result = try await group.next() {
-                if let result { found.append(result) }
+                if let result, result.key.hasBytePrefix(prefix) { found.append(result) }
                 start()
             }
         }
-        return found.sorted { $0.key < $1.key }
+        return found.sorted { ObjectKey.listedBefore($0.key, $1.key) }
     }
 
     /// Everything under the prefix: records first (so nothing is visible half-removed), then blobs, orphans
@@ -299,8 +320,10 @@ public final class S3ObjectStore: ObjectStore {
         }
         // One listing; the records go first.
         let names = try await self.client.listKeys(prefix: self.prefix)
-        let records = self.prefix + "meta/"
-        for name in names.filter({ $0.hasPrefix(records) }) + names.filter({ !$0.hasPrefix(records) }) {
+        let isRecord = { (name: String) in
+            name.hasBytePrefix(self.prefix + "meta/") || name.hasBytePrefix(self.prefix + "long/")
+        }
+        for name in names.filter(isRecord) + names.filter({ !isRecord($0) }) {
             try await self.client.deleteObject(name)
         }
     }
@@ -330,11 +353,17 @@ public final class S3ObjectStore: ObjectStore {
 
     /// The record of `key` and its ETag, read from the bucket, or nil.
     func record(_ key: ObjectKey) async throws -> (record: Record, etag: String?)? {
-        guard let (body, etag) = try await self.client.getSmallObject(self.recordKey(key)) else { return nil }
+        try await self.record(named: self.recordKey(key))
+    }
+
+    /// The record kept at `name` and its ETag, or nil; one that is not kept where its own key's record belongs
+    /// (a `long/` record of another key, a record edited by hand) is unreadable.
+    func record(named name: String) async throws -> (record: Record, etag: String?)? {
+        guard let (body, etag) = try await self.client.getSmallObject(name) else { return nil }
         guard let record = try? JSONDecoder().decode(Record.self, from: Data(body.readableBytesView)),
-            record.metadata.key == key.rawValue
+            let key = try? ObjectKey(record.metadata.key), self.recordKey(key).isByteEqual(name)
         else {
-            throw MockCDNError.storageFailure("the S3 store holds an unreadable record for \(key)")
+            throw MockCDNError.storageFailure("the S3 store holds an unreadable record at \(name)")
         }
         return (record, etag)
     }

@@ -126,8 +126,8 @@ func addSurfaces(
         reset: services.reset
     )
     control.addMiddleware(to: router)
-    // Inside the journal, so that its 405 is journaled.
-    _ = router.add(middleware: UnroutedMethodMiddleware(reserved: routePrefixes))
+    // Inside the journal, so that its refusals are journaled.
+    _ = router.add(middleware: S3OperationGate(reserved: routePrefixes, apps: services.apps))
     control.addRoutes(to: router)
     StreamAPI(
         apps: services.apps,

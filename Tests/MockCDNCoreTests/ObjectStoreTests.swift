@@ -265,22 +265,136 @@ struct ObjectStoreTests {
     }
 
     @Test(
-        "keys that climb out, or are not plain relative paths, are refused",
-        arguments: [
-            "", "/etc/passwd", "..", "../x", "a/../b", "a/./b", "a//b", "a/", "a\u{0}b", "a\\b", "a\nb",
-            String(repeating: "k", count: 1025),
-        ]
+        "keys with no app, no key, a control character or past 1,024 bytes are refused",
+        arguments: ["", "/etc/passwd", "demo/", "/x", "a\u{0}b/x", "a/b\u{0}c", "a/b\nc", "a/\u{7f}"]
     )
     func invalidKeys(text: String) {
         #expect(throws: MockCDNError.invalidObjectKey) { try ObjectKey(text) }
     }
 
+    @Test("a key of 1,025 bytes within its app is too long; 1,024 bytes is not")
+    func keyLength() throws {
+        #expect(throws: MockCDNError.keyTooLong) { try ObjectKey("demo/" + String(repeating: "k", count: 1025)) }
+        // Two-byte characters: 512 of them are 1,024 bytes.
+        #expect(try ObjectKey("demo/" + String(repeating: "é", count: 512)).rawValue.utf8.count == 1029)
+        #expect(throws: MockCDNError.keyTooLong) { try ObjectKey("demo/" + String(repeating: "é", count: 512) + "k") }
+    }
+
     @Test(
-        "ordinary keys are accepted",
-        arguments: ["images/0b6f/photo.jpg", "a/b c/ü.png", "x..y/..z", String(repeating: "k", count: 1024)]
+        "keys S3 takes are accepted as sent: dot and empty segments, a trailing or leading slash, a backslash",
+        arguments: [
+            "images/0b6f/photo.jpg", "a/b c/ü.png", "x..y/..z", "a/../b", "a/./b", "a//b", "a/dir/", "a//x",
+            "a/..", "a/a\\b", "demo/" + String(repeating: "k", count: 1024),
+        ]
     )
     func validKeys(text: String) throws {
         #expect(try ObjectKey(text).rawValue == text)
+    }
+
+    @Test(
+        "a media path has no dot or empty segment, trailing slash or backslash",
+        arguments: [
+            ("demo/images/photo.jpg", true), ("demo/x..y/..z", true), ("demo/a/../b", false), ("demo/a/./b", false),
+            ("demo/a//b", false), ("demo/dir/", false), ("demo/..", false), ("demo/a\\b", false), ("demo//x", false),
+        ]
+    )
+    func mediaPaths(text: String, isMediaPath: Bool) throws {
+        #expect(try ObjectKey(text).isMediaPath == isMediaPath)
+    }
+
+    @Test("keys are bytes: NFC and NFD spellings differ, hash apart and sort by their UTF-8")
+    func keysAreBytes() throws {
+        let nfc = try ObjectKey("demo/caf\u{e9}")
+        let nfd = try ObjectKey("demo/cafe\u{301}")
+        #expect(nfc.rawValue == nfd.rawValue, "Swift's String calls them equal")
+        #expect(nfc != nfd)
+        #expect(Set([nfc, nfd]).count == 2)
+        // 0x65 0xCC 0x81 ("e" and the combining accent) before 0xC3 0xA9 ("é").
+        #expect(nfd < nfc)
+        #expect("cafe\u{301}".hasBytePrefix("cafe") && !"cafe\u{301}".hasPrefix("cafe"))
+        #expect(!"caf\u{e9}".hasBytePrefix("cafe\u{301}"))
+        #expect("a/cafe\u{301}".hasByteSuffix("\u{301}") && !"a/caf\u{e9}".hasByteSuffix("\u{301}"))
+    }
+
+    @Test("NFC and NFD keys are two objects: put, read, list and delete each apart", arguments: Kind.running)
+    func unicodeSpellings(kind: Kind) async throws {
+        let subject = try await Subject(kind)
+        defer { subject.cleanUp() }
+        let nfc = Self.key("demo/u/caf\u{e9}.txt")
+        let nfd = Self.key("demo/u/cafe\u{301}.txt")
+        for (key, text) in [(nfc, "composed"), (nfd, "decomposed")] {
+            _ = try await subject.store.put(
+                key,
+                body: Self.chunks(Array(text.utf8), size: 4),
+                attributes: Self.attributes,
+                maxBytes: 100
+            )
+        }
+        #expect(try await subject.store.collect(nfc) == ByteBuffer(string: "composed"))
+        #expect(try await subject.store.collect(nfd) == ByteBuffer(string: "decomposed"))
+        #expect(
+            try await subject.store.list(prefix: "demo/u/").map { Array($0.key.utf8) } == [
+                Array(nfd.rawValue.utf8), Array(nfc.rawValue.utf8),
+            ]
+        )
+        #expect(try await subject.store.keys(prefix: "demo/u/cafe", after: nil, limit: 10) == [nfd])
+        #expect(try await subject.store.delete(nfd))
+        #expect(try await subject.store.collect(nfc) == ByteBuffer(string: "composed"))
+        #expect(try await subject.store.metadata(for: nfd) == nil)
+        if let reopened = try await subject.reopened() {
+            #expect(try await reopened.collect(nfc) == ByteBuffer(string: "composed"))
+            #expect(try await reopened.metadata(for: nfd) == nil)
+        }
+    }
+
+    @Test(
+        "keys S3 takes round-trip on every store, the longest too, and nothing lands outside it",
+        arguments: Kind.running
+    )
+    func s3Keys(kind: Kind) async throws {
+        let subject = try await Subject(kind)
+        defer { subject.cleanUp() }
+        let texts = [
+            "demo/a/../../../escape", "demo/a/./b", "demo/a//b", "demo/dir/", "demo//lead", "demo/..",
+            "demo/" + String(repeating: "é", count: 512), "demo/" + String(repeating: "k", count: 1024),
+        ]
+        for (index, text) in texts.enumerated() {
+            _ = try await subject.store.put(
+                Self.key(text),
+                body: Self.chunks(Array("body \(index)".utf8), size: 3),
+                attributes: Self.attributes,
+                maxBytes: 100
+            )
+        }
+        for (index, text) in texts.enumerated() {
+            #expect(
+                try await subject.store.collect(Self.key(text)) == ByteBuffer(string: "body \(index)"),
+                "\(text.prefix(20))"
+            )
+        }
+        let listed = try await subject.store.list(prefix: "demo/").map(\.key)
+        #expect(
+            listed.map { Array($0.utf8) } == texts.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        )
+        #expect(
+            try await subject.store.keys(prefix: "demo/" + String(repeating: "k", count: 1000), after: nil, limit: 5)
+                .count == 1
+        )
+        if let folder = subject.folder {
+            // Only the store's own folders, and no file named after a key.
+            let entries = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            #expect(entries == ["blobs", "meta", "tmp"])
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: folder.deletingLastPathComponent().appendingPathComponent("escape").path
+                )
+            )
+        }
+        if let reopened = try await subject.reopened() {
+            #expect(try await reopened.list(prefix: "demo/").count == texts.count)
+        }
+        for text in texts { #expect(try await subject.store.delete(Self.key(text))) }
+        #expect(try await subject.store.list(prefix: "").isEmpty)
     }
 
     @Test("a finished write survives a new disk store opened on the same folder")

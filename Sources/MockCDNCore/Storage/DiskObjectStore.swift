@@ -225,7 +225,8 @@ public final class DiskObjectStore: ObjectStore {
 
     public func list(prefix: String) async throws -> [ObjectMetadata] {
         self.index.withLock { index in
-            index.values.filter { $0.key.rawValue.hasPrefix(prefix) }.sorted { $0.key < $1.key }.map(\.value.metadata)
+            index.values.filter { $0.key.rawValue.hasBytePrefix(prefix) }.sorted { $0.key < $1.key }
+                .map(\.value.metadata)
         }
     }
 

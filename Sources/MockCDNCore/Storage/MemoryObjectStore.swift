@@ -117,7 +117,7 @@ public final class MemoryObjectStore: ObjectStore {
 
     public func list(prefix: String) async throws -> [ObjectMetadata] {
         self.state.withLock { state in
-            state.entries.values.filter { $0.key.rawValue.hasPrefix(prefix) }.sorted { $0.key < $1.key }
+            state.entries.values.filter { $0.key.rawValue.hasBytePrefix(prefix) }.sorted { $0.key < $1.key }
                 .map(\.value.metadata)
         }
     }

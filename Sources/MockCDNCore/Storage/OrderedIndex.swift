@@ -64,11 +64,11 @@ struct OrderedIndex<Value> {
     mutating func keys(prefix: String, after: String?, limit: Int) -> ArraySlice<ObjectKey> {
         self.bringOrderUpToDate()
         var start = Self.firstIndex(in: self.sorted) { !ObjectKey.listedBefore($0.rawValue, prefix) }
-        if let after, ObjectKey.listedBefore(prefix, after) || after == prefix {
+        if let after, ObjectKey.listedBefore(prefix, after) || after.isByteEqual(prefix) {
             start = Self.firstIndex(in: self.sorted) { ObjectKey.listedBefore(after, $0.rawValue) }
         }
         var end = start
-        while end < self.sorted.endIndex, end - start < limit, self.sorted[end].rawValue.hasPrefix(prefix) {
+        while end < self.sorted.endIndex, end - start < limit, self.sorted[end].rawValue.hasBytePrefix(prefix) {
             end += 1
         }
         return self.sorted[start..<end]

@@ -102,7 +102,7 @@ struct FilesHost {
     private func object(_ request: Request, context: AppRequestContext) async throws -> (MediaApp, ObjectKey) {
         let appID = try context.parameters.require("app")
         guard let app = self.apps.app(id: appID) else { throw CometChatError.appNotFound(appID) }
-        guard let key = try? ObjectKey(app: appID, percentEncodedPath: request.uri.path),
+        guard let key = try? ObjectKey(app: appID, mediaPath: request.uri.path),
             try await self.store.metadata(for: key) != nil
         else { throw CometChatError.notFound("no media at this URL") }
         return (app, key)

@@ -20,7 +20,7 @@ struct PresignedPutController {
 
     func put(_ request: Request, context: AppRequestContext) async throws -> Response {
         let app = try self.auth.app(context)
-        let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
+        let key = try ObjectKey(app: app.id, mediaPath: request.uri.path)
         let query = context.query(of: request)
         let now = self.auth.clock.unixSeconds
         let source = try PresignedRequest.verify(request, app: app, key: key, query: query, now: now)

@@ -40,8 +40,26 @@ struct MediaReadAuthorizer: Sendable {
     ///   - query: the request's query.
     /// - Returns: which credential passed.
     /// - Throws: `S3Error` 401 with no credential; the first `AccessDenied` (403, or 400 for a SigV4 region
-    ///   that is not the app's); what a leading check throws (400 for conflicting FATs).
+    ///   that is not the app's); what a leading check throws (400 for conflicting FATs); 400 `InvalidURI` for a
+    ///   key that only S3 addresses (a dot or empty segment) read with a credential that is not S3's.
     func authorize(
+        _ request: Request,
+        context: AppRequestContext,
+        app: MediaApp,
+        key: ObjectKey,
+        query: QueryItems
+    ) throws -> CredentialSource {
+        // Links, FATs and CloudFront address media paths only; an S3 request, any key S3 takes. A key that is
+        // no media path is refused first unless S3's credentials are offered, and then unless they passed.
+        let mediaPath = key.isMediaPath
+        if !mediaPath, !request.offersS3Credential(query: query) { try key.requireMediaPath() }
+        let source = try self.credential(request, context: context, app: app, key: key, query: query)
+        if !mediaPath, !source.speaksS3 { try key.requireMediaPath() }
+        return source
+    }
+
+    /// The credential that passes, whatever the key.
+    private func credential(
         _ request: Request,
         context: AppRequestContext,
         app: MediaApp,

@@ -5,7 +5,7 @@ import NIOCore
 
 /// DeleteObjects (`POST /{app}?delete`): the XML batch `<Delete><Object><Key>...</Key></Object>...</Delete>`,
 /// at most 1,000 keys, each deleted as DeleteObject deletes it. The answer lists every key deleted (none in
-/// quiet mode) and an `<Error>` for each key that could not be (`InvalidURI` for a key MockCDN refuses).
+/// quiet mode) and an `<Error>` for each key that could not be (`InvalidURI` or `KeyTooLongError` for a key MockCDN refuses).
 struct BatchDelete {
     let remover: ObjectRemover
 
@@ -46,23 +46,25 @@ struct BatchDelete {
     /// - Throws: 400 `MalformedXML`; what the store throws.
     func delete(_ document: String, app: MediaApp) async throws -> Response {
         let (keys, quiet) = try Self.parse(document)
-        // A key MockCDN refuses is that key's error; a store that fails fails the request.
-        var refusals: [String: String] = [:]
+        // A key MockCDN refuses is that key's error (S3's code for it); a store that fails fails the request.
+        // By position, not by text: keys are bytes, and two keys Swift calls equal may both be named.
+        var refusals: [S3Error?] = []
         for key in keys {
             do {
                 try await self.remover.remove(try ObjectKey(app.id + "/" + key))
-            } catch let error as MockCDNError where error == .invalidObjectKey {
-                refusals[key] = error.detail
+                refusals.append(nil)
+            } catch let error as MockCDNError where error == .invalidObjectKey || error == .keyTooLong {
+                refusals.append(S3Error.specific(error))
             }
         }
         var xml = S3XML()
         xml.element("DeleteResult", root: true) { xml in
-            for key in keys {
-                if let message = refusals[key] {
+            for (key, refusal) in zip(keys, refusals) {
+                if let refusal {
                     xml.element("Error") { xml in
                         xml.element("Key", key)
-                        xml.element("Code", "InvalidURI")
-                        xml.element("Message", message)
+                        xml.element("Code", refusal.code)
+                        xml.element("Message", refusal.message)
                     }
                 } else if !quiet {
                     xml.element("Deleted") { $0.element("Key", key) }

@@ -23,14 +23,6 @@ struct BucketController {
     /// The most keys one page lists, as on S3.
     static let maximumKeys = 1000
 
-    /// Bucket subresources MockCDN does not implement: answered 501 `NotImplemented`, never as a listing.
-    static let unimplemented: Set<String> = [
-        "acl", "analytics", "accelerate", "cors", "encryption", "intelligent-tiering", "inventory", "lifecycle",
-        "logging", "metrics", "object-lock", "ownershipControls", "policy", "policyStatus",
-        "publicAccessBlock", "replication", "requestPayment", "tagging", "versioning", "versions",
-        "website",
-    ]
-
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         router.head(":app") { request, context in try await self.answer(request, context: context, head: true) }
         router.get(":app") { request, context in try await self.answer(request, context: context, head: false) }
@@ -38,13 +30,10 @@ struct BucketController {
         router.put(":app") { request, context in try await self.put(request, context: context) }
     }
 
-    /// `PUT /{app}?notification`: PutBucketNotificationConfiguration. Other bucket PUTs (CreateBucket, ...)
-    /// are S3's 405, as before this route.
+    /// `PUT /{app}?notification`: PutBucketNotificationConfiguration, the one bucket PUT served
+    /// (`S3OperationGate` refuses the others first).
     private func put(_ request: Request, context: AppRequestContext) async throws -> Response {
         let query = context.query(of: request)
-        guard query.decoded.contains(where: { $0.name == "notification" }) else {
-            throw S3Error.methodNotAllowed(.put, onBucket: true)
-        }
         let app = try S3Authenticator.app(context, in: self.apps)
         let body = try await S3XML.document(of: request, upTo: BucketNotifications.maximumBodyBytes)
         let source = try S3Authenticator.authenticate(
@@ -63,19 +52,18 @@ struct BucketController {
         }
     }
 
-    /// `POST /{app}?delete`: DeleteObjects; `POST /{app}` with a form: PostObject. Other bucket POSTs are not
-    /// implemented.
+    /// `POST /{app}?delete`: DeleteObjects; `POST /{app}`: PostObject, whose body must be a form (S3's 412
+    /// otherwise). `S3OperationGate` refuses the other bucket POSTs first.
     private func post(_ request: Request, context: AppRequestContext) async throws -> Response {
         let app = try S3Authenticator.app(context, in: self.apps)
         let query = context.query(of: request)
         guard query.decoded.contains(where: { $0.name == "delete" }) else {
-            if FormUpload.isForm(request) { return try await self.form.post(request, app: app, context: context) }
-            throw S3Error(
-                status: HTTPResponse.Status(code: 501),
-                code: "NotImplemented",
-                message: "MockCDN takes POST /{app}?delete (DeleteObjects) and POST /{app} with a "
-                    + "multipart/form-data body (a POST policy upload) on a bucket"
-            )
+            guard FormUpload.isForm(request) else {
+                throw S3Error.preconditionFailed(
+                    condition: "Bucket POST must be of the enclosure-type multipart/form-data"
+                )
+            }
+            return try await self.form.post(request, app: app, context: context)
         }
         let body = try await S3XML.document(of: request, upTo: BatchDelete.maximumBodyBytes)
         let source = try S3Authenticator.authenticate(
@@ -114,14 +102,8 @@ struct BucketController {
         )
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             if head { return Self.headBucket(app) }
+            // `S3OperationGate` refused every sub-resource not served here.
             let names = Set(query.decoded.map(\.name))
-            if let name = names.first(where: Self.unimplemented.contains) {
-                throw S3Error(
-                    status: HTTPResponse.Status(code: 501),
-                    code: "NotImplemented",
-                    message: "MockCDN does not implement the bucket's \(name) subresource"
-                )
-            }
             if names.contains("location") { return Self.location(app) }
             if names.contains("notification") { return self.notifications.get(app) }
             if names.contains("uploads") { return try await self.multipart.listUploads(app, query: query) }

@@ -199,13 +199,13 @@ struct MultipartController {
         let maxUploads = try Self.count(query, "max-uploads")
         let encodeURL = query.first("encoding-type") == "url"
         await self.parts.freeExpired()
-        let open = self.parts.uploads.uploads(of: app.id).filter { $0.bucketKey.hasPrefix(prefix) }
+        let open = self.parts.uploads.uploads(of: app.id).filter { $0.bucketKey.hasBytePrefix(prefix) }
         // After the marker key; with an upload id of that key, after that upload (later ones of the key next).
         let start: Int
         if keyMarker.isEmpty {
             start = 0
         } else if !idMarker.isEmpty,
-            let marked = open.firstIndex(where: { $0.id == idMarker && $0.bucketKey == keyMarker })
+            let marked = open.firstIndex(where: { $0.id == idMarker && $0.bucketKey.isByteEqual(keyMarker) })
         {
             start = marked + 1
         } else {

@@ -51,18 +51,20 @@ struct ObjectListing {
         var last: String?
         var truncated = false
         // A key under a common prefix the previous page ended on belongs to that prefix.
-        let endedOnPrefix = after.map { !delimiter.isEmpty && $0.hasSuffix(delimiter) } ?? false
+        let endedOnPrefix = after.map { !delimiter.isEmpty && $0.hasByteSuffix(delimiter) } ?? false
         var cursor = endedOnPrefix ? after.map { $0 + Self.pastEveryKeyUnder } : after
         reading: while true {
             let chunk = try await keys(cursor, batch)
             for key in chunk {
                 cursor = key
-                if let after, endedOnPrefix, key.hasPrefix(after) { continue }
+                if let after, endedOnPrefix, key.hasBytePrefix(after) { continue }
+                // By bytes, as S3 compares keys: a prefix or delimiter is never read as characters.
                 var rolled: String?
-                if !delimiter.isEmpty, let range = key.dropFirst(prefix.count).range(of: delimiter) {
-                    rolled = String(key[..<range.upperBound])
+                if !delimiter.isEmpty, let range = key.utf8.dropFirst(prefix.utf8.count).firstRange(of: delimiter.utf8)
+                {
+                    rolled = String(Substring(key.utf8[..<range.upperBound]))
                 }
-                if let rolled, rolled == prefixes.last { continue }
+                if let rolled, let previous = prefixes.last, rolled.isByteEqual(previous) { continue }
                 guard entries.count + prefixes.count < maxKeys else {
                     truncated = true
                     break reading

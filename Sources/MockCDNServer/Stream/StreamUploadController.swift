@@ -180,7 +180,7 @@ struct StreamUploadController {
         }
         guard let url, !url.isEmpty else { throw StreamAPIError.input("url is a required parameter") }
         guard let path = URLComponents(string: url)?.percentEncodedPath,
-            let key = try? ObjectKey(app: caller.app.id, percentEncodedPath: path)
+            let key = try? ObjectKey(app: caller.app.id, mediaPath: path)
         else {
             throw StreamAPIError.input("url is not a CDN URL of this app")
         }

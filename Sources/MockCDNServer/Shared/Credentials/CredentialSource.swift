@@ -18,3 +18,14 @@ enum CredentialSource: String, Sendable, CaseIterable {
     case jwt
     case none
 }
+
+extension CredentialSource {
+    /// Whether the credential is S3's (signed with the app's S3 keys): such a request addresses any key S3
+    /// takes, where links, FATs and CloudFront address media paths only (`ObjectKey.isMediaPath`).
+    var speaksS3: Bool {
+        switch self {
+        case .presigned, .presignedV2, .s3HeaderSigV4, .s3HeaderSigV2, .s3PostPolicy: true
+        case .fatHeader, .fatQuery, .cloudfront, .cloudfrontCookie, .jwt, .none: false
+        }
+    }
+}

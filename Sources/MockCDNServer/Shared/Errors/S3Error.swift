@@ -104,6 +104,13 @@ extension S3Error {
         case let refusal as SignatureRefusal: .accessDenied(refusal.denial)
         case let refusal as TransformRefusal: S3Error(refusal)
         case let error as MockCDNError where error == .invalidObjectKey: .invalidURI(error.detail)
+        case let error as MockCDNError where error == .keyTooLong:
+            S3Error(
+                status: .badRequest,
+                code: "KeyTooLongError",
+                message: error.detail,
+                details: [("MaxSizeAllowed", String(ObjectKey.maximumLength))]
+            )
         case let failure as UploadFailure: .upload(failure)
         case let refusal as AWSChunkedError: .chunked(refusal)
         case let refusal as ChecksumError: S3Error(status: .badRequest, code: refusal.code, message: refusal.message)

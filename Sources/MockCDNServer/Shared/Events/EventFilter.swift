@@ -1,3 +1,5 @@
+import MockCDNCore
+
 /// Which changes a notification target hears, as S3's notification configuration says it: event names in
 /// their `s3:` form, a trailing `*` standing for every event of its kind (`s3:ObjectCreated:*`), and the
 /// key's prefix and suffix (`Filter.Key.FilterRules`), compared with the key as stored, case-sensitively.
@@ -30,7 +32,7 @@ struct EventFilter: Sendable, Equatable {
     ///   - key: the key within the app, as stored.
     /// - Returns: true when one event pattern names it and the key has the prefix and the suffix.
     func matches(_ name: ObjectEventName, key: String) -> Bool {
-        guard key.hasPrefix(self.prefix), key.hasSuffix(self.suffix) else { return false }
+        guard key.hasBytePrefix(self.prefix), key.hasByteSuffix(self.suffix) else { return false }
         let prefixed = "s3:" + name.rawValue
         return self.events.contains { pattern in
             pattern.hasSuffix(":*") ? prefixed.hasPrefix(pattern.dropLast()) : pattern == prefixed

@@ -22,6 +22,6 @@ public struct MediaURL: Sendable {
 
     /// The object of `app` the path names, or nil when it names none (another app, a path that climbs out).
     public func key(in app: String) -> ObjectKey? {
-        try? ObjectKey(app: app, percentEncodedPath: self.percentEncodedPath)
+        try? ObjectKey(app: app, mediaPath: self.percentEncodedPath)
     }
 }
