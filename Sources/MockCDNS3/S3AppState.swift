@@ -4,13 +4,11 @@ import NIOCore
 
 /// `AppState` in the bucket, shared by every instance on it: one small JSON document per app at
 /// `state/APP.json` (members per channel, and the upload settings `PATCH /app` set), read at each use and
-/// changed by read, change, write-if-unchanged (`If-Match` on the ETag read, `If-None-Match: *` for the first
-/// write), tried again when another instance wrote in between. A store that ignores those conditions makes
-/// concurrent changes to the same app last-writer-wins.
+/// changed as `S3Document` changes it.
 public final class S3AppState: AppState {
     let client: S3Client
 
-    struct Document: Codable {
+    struct Document: Codable, Sendable {
         var members: [String: [String]] = [:]
         var fileUploadConfig: UploadConfig?
         var imageUploadConfig: UploadConfig?
@@ -26,58 +24,32 @@ public final class S3AppState: AppState {
         self.client = client
     }
 
-    func key(_ app: MediaApp) -> String { self.client.location.prefix + "state/" + app.id + ".json" }
+    /// The document of the app's account: a created bucket's state is its owner's.
+    func key(_ app: MediaApp) -> String { self.client.location.prefix + "state/" + app.account.id + ".json" }
 
-    func document(_ app: MediaApp) async throws -> (document: Document, etag: String?) {
-        guard let (body, etag) = try await self.client.getSmallObject(self.key(app)) else { return (Document(), nil) }
-        guard let document = try? JSONDecoder().decode(Document.self, from: Data(body.readableBytesView)) else {
-            throw MockCDNError.storageFailure("the S3 store holds an unreadable state document for app \(app.id)")
-        }
-        return (document, etag)
-    }
-
-    /// Applies `change` to the app's document, written only if nobody wrote it since it was read.
-    func change(_ app: MediaApp, _ change: (inout Document) -> Void) async throws {
-        for attempt in 0..<16 {
-            let (read, etag) = try await self.document(app)
-            var document = read
-            change(&document)
-            do {
-                try await self.client.putObject(
-                    self.key(app),
-                    bytes: ByteBuffer(bytes: try JSONEncoder().encode(document)),
-                    contentType: "application/json",
-                    ifMatch: etag,
-                    ifNoneMatch: etag == nil ? "*" : nil
-                )
-                return
-            } catch let failure as S3Client.Failure where failure.status == 412 || failure.status == 409 {
-                // Another instance wrote first: read again after a short, random pause, so that writers who
-                // collided do not collide again.
-                try await Task.sleep(for: .milliseconds(Int.random(in: 5...25) * min(attempt + 1, 8)))
-            }
-        }
-        throw MockCDNError.storageFailure("the state of app \(app.id) kept changing under an update")
+    /// The app's document, as `S3Document` reads and changes it.
+    func document(_ app: MediaApp) -> S3Document<Document> {
+        S3Document(client: self.client, key: self.key(app), empty: Document(), name: "app \(app.account.id)")
     }
 
     public func addMembers(_ users: [String], app: MediaApp, channel: String) async throws {
-        try await self.change(app) { document in
+        try await self.document(app).change { document in
             document.members[channel] = Array(Set(document.members[channel] ?? []).union(users)).sorted()
         }
     }
 
     public func isMember(_ user: String, app: MediaApp, channel: String) async throws -> Bool {
-        try await self.document(app).document.members[channel]?.contains(user) ?? false
+        try await self.document(app).read().value.members[channel]?.contains(user) ?? false
     }
 
     public func uploadConfig(_ kind: UploadPolicy.Kind, app: MediaApp) async throws -> UploadConfig {
-        let document = try await self.document(app).document
+        let document = try await self.document(app).read().value
         let configured = kind == .image ? app.configuration.imageUploadConfig : app.configuration.fileUploadConfig
         return (kind == .image ? document.imageUploadConfig : document.fileUploadConfig) ?? configured
     }
 
     public func setUploadConfig(_ config: UploadConfig, for kind: UploadPolicy.Kind, app: MediaApp) async throws {
-        try await self.change(app) { document in
+        try await self.document(app).change { document in
             if kind == .image { document.imageUploadConfig = config } else { document.fileUploadConfig = config }
         }
     }

@@ -35,12 +35,8 @@ public struct S3Location: Sendable, Equatable {
         let rest = url.dropFirst("s3://".count)
         let bucket = String(rest.prefix { $0 != "/" })
         // S3's bucket naming rules: 3-63 of a-z 0-9 . -, starting and ending with a letter or digit.
-        guard (3...63).contains(bucket.count),
-            bucket.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" || $0 == "." }),
-            bucket.first?.isLetter == true || bucket.first?.isNumber == true,
-            bucket.last?.isLetter == true || bucket.last?.isNumber == true
-        else {
-            throw .invalidConfiguration("s3 bucket \"\(bucket)\" must be 3-63 of a-z 0-9 . - (S3's naming rules)")
+        if let problem = BucketName.problem(bucket) {
+            throw .invalidConfiguration("s3 bucket \"\(bucket)\" breaks S3's naming rules: \(problem)")
         }
         var prefix = String(rest.dropFirst(bucket.count).drop { $0 == "/" })
         if !prefix.isEmpty, !prefix.hasSuffix("/") { prefix += "/" }

@@ -126,17 +126,6 @@ func addSurfaces(
         reset: services.reset
     )
     control.addMiddleware(to: router)
-    // Inside the journal, so that its refusals are journaled.
-    _ = router.add(middleware: S3OperationGate(reserved: routePrefixes, apps: services.apps))
-    control.addRoutes(to: router)
-    StreamAPI(
-        apps: services.apps,
-        links: services.links,
-        variants: services.variants,
-        uploads: services.uploads,
-        posters: services.posters,
-        hooks: services.vendorHooks
-    ).addRoutes(to: router)
     let cometChat = CometChatAPI(
         apps: services.apps,
         clock: services.clock,
@@ -144,7 +133,6 @@ func addSurfaces(
         uploads: services.uploads,
         hooks: services.vendorHooks
     )
-    cometChat.addRoutes(to: router)
     let s3 = S3API(
         apps: services.apps,
         store: services.store,
@@ -156,6 +144,18 @@ func addSurfaces(
         events: services.events,
         uploadURLPut: cometChat.uploadURLPut
     )
+    // S3's dispatch, inside the journal, so that its refusals are journaled.
+    _ = router.add(middleware: s3.gate(reserved: routePrefixes))
+    control.addRoutes(to: router)
+    StreamAPI(
+        apps: services.apps,
+        links: services.links,
+        variants: services.variants,
+        uploads: services.uploads,
+        posters: services.posters,
+        hooks: services.vendorHooks
+    ).addRoutes(to: router)
+    cometChat.addRoutes(to: router)
     s3.addRoutes(to: router)
     let reads = MediaReads(
         apps: services.apps,

@@ -48,7 +48,21 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
     let s3 = store as? S3ObjectStore
     if let wrap = configuration.storeWrapper { store = wrap(store) }
     let metrics = ServerMetrics()
-    let apps = try AppRegistry(configuration.apps, reserving: routePrefixes)
+    // The buckets CreateBucket makes: in the S3 store's bucket, beside the data directory's objects, or in memory.
+    let directory: any BucketDirectory =
+        if let s3 { S3BucketDirectory(client: s3.client) } else {
+            try LocalBucketDirectory(
+                file: configuration.dataDirectory.map {
+                    URL(fileURLWithPath: $0).appendingPathComponent("buckets.json")
+                }
+            )
+        }
+    let apps = try AppRegistry(
+        configuration.apps,
+        reserving: routePrefixes,
+        buckets: BucketRegistry(directory: directory)
+    )
+    try await apps.buckets.refresh { apps.configuredApp(id: $0) }
     let faults = FaultInjector()
     let events = ObjectEvents(
         apps: apps,

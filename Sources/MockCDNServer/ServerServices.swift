@@ -38,9 +38,9 @@ struct ServerServices: Sendable {
     /// Returns the allocator's free memory once no request has arrived for a moment.
     let memoryTrim = IdleMemoryTrim()
 
-    /// Back to the startup state: objects (fixtures reloaded), multipart uploads and their parts, variants,
-    /// verified credentials, journal, faults, clock, channel membership and upload settings, and the event
-    /// queue, pending deliveries and run-time notification targets. The removed objects then emit their
+    /// Back to the startup state: objects (fixtures reloaded), the buckets CreateBucket made, multipart uploads
+    /// and their parts, variants, verified credentials, journal, faults, clock, channel membership and upload
+    /// settings, and the event queue, pending deliveries and run-time notification targets. The removed objects then emit their
     /// `ObjectRemoved:Delete` records into the emptied queue (`EventingObjectStore.removeAll`).
     func reset() async throws {
         // First, so that an upload that commits from now on sees it and removes itself.
@@ -51,6 +51,7 @@ struct ServerServices: Sendable {
         self.vendorHooks.clear()
         self.clock.reset()
         try await self.state.reset(self.apps.apps)
+        try await self.apps.buckets.removeAll()
         self.variants.removeAll()
         self.verifiedCredentials.removeAll()
         // The parts are objects of the store, under `MultipartUploads.partPrefix`: removed with the others.

@@ -9,14 +9,16 @@ import Testing
 
 @Suite("S3's dispatch: every operation served or refused, none taken for the plain request beside it")
 struct S3OperationGateTests {
-    static let gate = S3OperationGate(reserved: routePrefixes, apps: try! AppRegistry([.demo], reserving: []))
+    static let apps = try! AppRegistry([.demo], reserving: [])
 
     /// The refusal's status and code, or nil when a route may serve the request.
     static func refusal(_ method: HTTPRequest.Method, _ target: String, headers: HTTPFields = [:]) -> String? {
         var head = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1", path: target)
         head.headerFields = headers
         let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
-        guard let kind = Self.gate.target(of: request.uri.path) else { return nil }
+        guard let kind = S3OperationGate.target(of: request.uri.path, reserved: routePrefixes, apps: Self.apps) else {
+            return nil
+        }
         return S3OperationGate.refusal(request, target: kind, query: QueryItems(request.uri.query))
             .map { "\($0.status.code) \($0.code)" }
     }
@@ -34,7 +36,7 @@ struct S3OperationGateTests {
             (.get, "/demo/k?tagging"), (.delete, "/demo/k?tagging"), (.post, "/demo/k?restore"),
             (.post, "/demo/k?select&select-type=2"), (.put, "/demo/k?renameObject"), (.put, "/demo?cors"),
             (.put, "/demo?versioning"), (.put, "/demo?policy"), (.put, "/demo?lifecycle"), (.get, "/demo?acl"),
-            (.delete, "/demo?cors"), (.put, "/demo"), (.delete, "/demo"), (.get, "/demo?versions"),
+            (.delete, "/demo?cors"), (.get, "/demo?versions"),
             (.get, "/demo?session"), (.post, "/WriteGetObjectResponse"),
         ]
     )
@@ -62,7 +64,8 @@ struct S3OperationGateTests {
             (.get, "/demo?list-type=2&prefix="), (.get, "/demo?location"), (.get, "/demo?uploads"),
             (.get, "/demo?notification"), (.put, "/demo?notification"), (.post, "/demo?delete"), (.post, "/demo"),
             (.get, "/demo/k?versionId=null"), (.get, "/demo/k?w=100&h=50&fat=x"), (.get, "/demo/k?1234"),
-            (.get, "/"), (.get, "/_mockcdn/health?x"), (.post, "/v1/apps/demo/fat"),
+            (.get, "/"), (.get, "/_mockcdn/health?x"), (.post, "/v1/apps/demo/fat"), (.put, "/demo"),
+            (.delete, "/demo"),
         ]
     )
     func served(method: HTTPRequest.Method, target: String) {
@@ -79,10 +82,15 @@ struct S3OperationGateTests {
         #expect(Self.refusal(.put, "/demo/k?x-id=PutObject") == nil)
     }
 
-    @Test("`/` signed with S3's keys is ListBuckets (501); without them, MockCDN's index")
-    func service() {
-        #expect(Self.refusal(.get, "/", headers: Self.signed) == "501 NotImplemented")
-        #expect(Self.refusal(.get, "/") == nil)
+    @Test("a request signed for S3 Express One Zone (`s3express`) is 501: ListDirectoryBuckets is no ListBuckets")
+    func directoryBuckets() {
+        let express: HTTPFields = [
+            .authorization: "AWS4-HMAC-SHA256 Credential=demo-key/20261128/us-east-1/s3express/aws4_request, "
+                + "SignedHeaders=host, Signature=00"
+        ]
+        #expect(Self.refusal(.get, "/", headers: express) == "501 NotImplemented")
+        #expect(Self.refusal(.get, "/demo/k", headers: express) == "501 NotImplemented")
+        #expect(Self.refusal(.get, "/", headers: Self.signed) == nil)
     }
 
     @Test("a version id other than null is 400 InvalidArgument: MockCDN keeps no versions")
@@ -105,7 +113,9 @@ struct S3OperationGateTests {
 
     @Test("every row is one request shape, and the sub-resources name no parameter a served read or write takes")
     func table() {
-        let shapes = S3Operation.all.map { "\($0.method.rawValue) \($0.target) \($0.subresource ?? "")" }
+        let shapes = S3Operation.all.map {
+            "\($0.method.rawValue) \($0.target) \($0.subresource ?? "") \($0.service)"
+        }
         #expect(Set(shapes).count == shapes.count)
         for parameter in ["uploadId", "partNumber", "versionId", "prefix", "delimiter", "marker", "max-keys", "x-id"] {
             #expect(!S3Operation.subresources.contains(parameter), "\(parameter)")

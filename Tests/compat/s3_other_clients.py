@@ -5,6 +5,8 @@ the keys). Prints one JSON object of what the clients saw.
 - `round-trip SERVER KEY SECRET PREFIX`: each client's everyday calls against MockCDN at SERVER.
 - `refusals CLIENT SPEC`: what refused each of CLIENT's calls (the S3 error code), SPEC being the JSON of
   `test_s3_client_refusals.refusal_spec`.
+- `buckets SERVER KEY SECRET NAME`: minio-py's `make_bucket`, `bucket_exists`, an object in and out, and
+  `remove_bucket`, as a test's set-up and teardown use them.
 """
 
 import asyncio
@@ -48,6 +50,22 @@ def round_trip(server: str, key: str, secret: str, prefix: str) -> dict:
                 return (await body.read()).decode()
 
     seen["aiobotocore_get"] = asyncio.run(aiobotocore_get())
+    return seen
+
+
+def buckets(server: str, key: str, secret: str, name: str) -> dict:
+    from minio import Minio
+
+    client = Minio(server.split("://", 1)[1], access_key=key, secret_key=secret, secure=False)
+    seen = {"exists_before": client.bucket_exists(name)}
+    client.make_bucket(name)
+    seen["exists_after_make"] = client.bucket_exists(name)
+    client.put_object(name, "set-up/note.txt", io.BytesIO(b"from minio"), 10)
+    seen["read"] = client.get_object(name, "set-up/note.txt").read().decode()
+    seen["listed"] = [item.object_name for item in client.list_objects(name, recursive=True)]
+    client.remove_object(name, "set-up/note.txt")
+    client.remove_bucket(name)
+    seen["exists_after_remove"] = client.bucket_exists(name)
     return seen
 
 
@@ -143,5 +161,7 @@ def refusals(client: str, spec: dict) -> dict:
 if __name__ == "__main__":
     if sys.argv[1] == "round-trip":
         print(json.dumps(round_trip(*sys.argv[2:6])))
+    elif sys.argv[1] == "buckets":
+        print(json.dumps(buckets(*sys.argv[2:6])))
     else:
         print(json.dumps(refusals(sys.argv[2], json.loads(sys.argv[3]))))

@@ -26,10 +26,10 @@ VICTIM = "walk/victim.txt"
 VICTIM_BYTES = b"the object every refused operation names; it must never change\n"
 
 # The operations MockCDN serves, with the parameters that make each one succeed (a part needs an open upload,
-# a copy a source). Every other operation of the model must be refused.
+# a copy a source, a DeleteBucket a bucket of its own). Every other operation of the model must be refused.
 SERVED = {
-    "AbortMultipartUpload", "CompleteMultipartUpload", "CopyObject", "CreateMultipartUpload", "DeleteObject",
-    "DeleteObjects", "GetBucketLocation", "GetBucketNotification", "GetBucketNotificationConfiguration",
+    "AbortMultipartUpload", "CompleteMultipartUpload", "CopyObject", "CreateBucket", "CreateMultipartUpload",
+    "DeleteBucket", "DeleteObject", "DeleteObjects", "ListBuckets", "GetBucketLocation", "GetBucketNotification", "GetBucketNotificationConfiguration",
     "GetObject", "HeadBucket", "HeadObject", "ListMultipartUploads", "ListObjects", "ListObjectsV2", "ListParts",
     "PutBucketNotification", "PutBucketNotificationConfiguration", "PutObject", "UploadPart", "UploadPartCopy",
 }
@@ -86,6 +86,10 @@ def served_parameters(client, operation: str, parameters: dict) -> dict:
         parameters["CopySource"] = f"{BUCKET}/{VICTIM}"
     if operation in ("PutObject", "CopyObject", "CreateMultipartUpload", "DeleteObject"):
         parameters["Key"] = key
+    if operation in ("CreateBucket", "DeleteBucket"):
+        parameters["Bucket"] = "walk-" + uuid.uuid4().hex[:16]
+        if operation == "DeleteBucket":
+            client.create_bucket(Bucket=parameters["Bucket"])
     if operation == "DeleteObjects":
         parameters["Delete"] = {"Objects": [{"Key": f"walk/{uuid.uuid4()}"}]}
     if operation in ("PutBucketNotification", "PutBucketNotificationConfiguration"):

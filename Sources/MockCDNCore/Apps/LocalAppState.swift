@@ -5,11 +5,11 @@ public final class LocalAppState: AppState {
     public init() {}
 
     public func addMembers(_ users: [String], app: MediaApp, channel: String) async throws {
-        self.channels.add(users, app: app.id, channel: channel)
+        self.channels.add(users, app: app.account.id, channel: channel)
     }
 
     public func isMember(_ user: String, app: MediaApp, channel: String) async throws -> Bool {
-        self.channels.isMember(user, app: app.id, channel: channel)
+        self.channels.isMember(user, app: app.account.id, channel: channel)
     }
 
     public func uploadConfig(_ kind: UploadPolicy.Kind, app: MediaApp) async throws -> UploadConfig {

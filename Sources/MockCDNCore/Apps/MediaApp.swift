@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A tenant at run time: its configuration with keys loaded, and settings `PATCH /app` can change.
@@ -12,6 +13,11 @@ public final class MediaApp: Sendable {
     /// same key and secret, without a region.
     public let sigV4Credentials: SigV4Credentials
     private let uploadConfigs: Mutex<(file: UploadConfig, image: UploadConfig)>
+    /// The configured app whose keys created this bucket at run time (S3's CreateBucket); nil for an app of
+    /// the configuration. Such a bucket has the owner's keys, region, upload settings and link signing.
+    public let owner: MediaApp?
+    /// When the bucket was created, for S3's listing of buckets: the start of the server for a configured app.
+    public let created: Date
 
     /// The key pair id an app without configured keys gets: `K` and 13 of A-Z 0-9, from its API secret.
     static func derivedKeyID(_ configuration: AppConfiguration) -> String {
@@ -68,7 +74,34 @@ public final class MediaApp: Sendable {
             region: configuration.s3Region
         )
         self.uploadConfigs = Mutex((configuration.fileUploadConfig, configuration.imageUploadConfig))
+        self.owner = nil
+        self.created = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
     }
+
+    /// A bucket created at run time by `owner`'s keys: an app named `name` with the owner's loaded keys, so
+    /// its links, FATs and S3 signatures are the owner's.
+    ///
+    /// - Parameters:
+    ///   - name: the bucket's name.
+    ///   - owner: a configured app.
+    ///   - created: when it was created.
+    public init(bucket name: String, of owner: MediaApp, created: Date) {
+        let owner = owner.account
+        var configuration = owner.configuration
+        configuration.appID = name
+        self.configuration = configuration
+        self.secretKey = owner.secretKey
+        self.activeKeyPair = owner.activeKeyPair
+        self.keyPairs = owner.keyPairs
+        self.sigV4Credentials = owner.sigV4Credentials
+        self.uploadConfigs = Mutex((configuration.fileUploadConfig, configuration.imageUploadConfig))
+        self.owner = owner
+        self.created = created
+    }
+
+    /// The configured app this one is: itself, or the owner of a bucket created at run time. Credentials are
+    /// the account's: a FAT names it, and channel members and upload settings are kept under it.
+    public var account: MediaApp { self.owner ?? self }
 
     public var id: String { self.configuration.appID }
 
@@ -79,11 +112,13 @@ public final class MediaApp: Sendable {
 
     /// The upload restrictions in force for `kind`.
     public func uploadConfig(_ kind: UploadPolicy.Kind) -> UploadConfig {
-        self.uploadConfigs.withLock { kind == .image ? $0.image : $0.file }
+        if let owner { return owner.uploadConfig(kind) }
+        return self.uploadConfigs.withLock { kind == .image ? $0.image : $0.file }
     }
 
     /// Replaces the upload restrictions (`PATCH /app`); effective for the next request.
     public func setUploadConfig(_ config: UploadConfig, for kind: UploadPolicy.Kind) {
+        if let owner { return owner.setUploadConfig(config, for: kind) }
         self.uploadConfigs.withLock { configs in
             if kind == .image { configs.image = config } else { configs.file = config }
         }

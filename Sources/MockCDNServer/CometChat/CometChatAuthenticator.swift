@@ -12,7 +12,7 @@ struct CometChatAuthenticator: Sendable {
     /// - Throws: 404 `ERR_APP_NOT_FOUND`.
     func app(_ context: AppRequestContext) throws(CometChatError) -> MediaApp {
         let appID = (try? context.parameters.require("app")) ?? ""
-        guard let app = self.apps.app(id: appID) else { throw .appNotFound(appID) }
+        guard let app = self.apps.configuredApp(id: appID) else { throw .appNotFound(appID) }
         return app
     }
 

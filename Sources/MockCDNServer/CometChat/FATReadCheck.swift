@@ -10,7 +10,7 @@ struct FATReadCheck: ReadCredentialCheck {
     func find(in request: Request, query: QueryItems) throws -> ReadCredential? {
         guard let fat = try FATCredential.find(in: request, query: query) else { return nil }
         return ReadCredential(source: fat.source, cacheKey: ["fat", fat.token]) { app, now throws(AccessDenied) in
-            let claims = try FileAccessToken.verify(fat.token, appID: app.id, key: app.secretKey, now: now)
+            let claims = try FileAccessToken.verify(fat.token, appID: app.account.id, key: app.secretKey, now: now)
             return Validity(expiresAt: claims.expiresAt)
         }
     }

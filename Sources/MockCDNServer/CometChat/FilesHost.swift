@@ -101,7 +101,7 @@ struct FilesHost {
     /// The path's app and stored key; 404 in CometChat's envelope when either is unknown.
     private func object(_ request: Request, context: AppRequestContext) async throws -> (MediaApp, ObjectKey) {
         let appID = try context.parameters.require("app")
-        guard let app = self.apps.app(id: appID) else { throw CometChatError.appNotFound(appID) }
+        guard let app = self.apps.configuredApp(id: appID) else { throw CometChatError.appNotFound(appID) }
         guard let key = try? ObjectKey(app: appID, mediaPath: request.uri.path),
             try await self.store.metadata(for: key) != nil
         else { throw CometChatError.notFound("no media at this URL") }

@@ -19,7 +19,7 @@ struct KeysController {
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         router.get("v1/apps/:app/keys") { _, context in
             let appID = try context.parameters.require("app")
-            guard let app = self.apps.app(id: appID) else {
+            guard let app = self.apps.configuredApp(id: appID) else {
                 throw CometChatError.appNotFound(appID)
             }
             return KeysResponse(

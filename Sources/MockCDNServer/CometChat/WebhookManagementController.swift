@@ -227,7 +227,7 @@ struct WebhookManagementController {
     /// The path's app, when the `key` and `secret` headers are its API key and secret.
     private func authorised(_ request: Request, context: AppRequestContext) throws -> MediaApp {
         let appID = try context.parameters.require("app")
-        guard let app = self.apps.app(id: appID) else { throw CometChatError.appNotFound(appID) }
+        guard let app = self.apps.configuredApp(id: appID) else { throw CometChatError.appNotFound(appID) }
         guard let key = request.headers[Self.keyHeader], let secret = request.headers[Self.secretHeader] else {
             throw CometChatError.unauthorized("the key and secret headers are required")
         }

@@ -33,7 +33,7 @@ struct CDNController {
 
     func read(_ request: Request, context: AppRequestContext) async throws -> Response {
         let appID = try context.parameters.require("app")
-        guard let app = self.apps.app(id: appID) else { throw S3Error.noSuchApp() }
+        guard let app = try await self.apps.app(refreshing: appID) else { throw S3Error.noSuchApp() }
         let key = try ObjectKey(app: appID, percentEncodedPath: request.uri.path)
         let query = context.query(of: request)
         let credential = try self.authorizer.authorize(request, context: context, app: app, key: key, query: query)

@@ -4,7 +4,8 @@ import Hummingbird
 import MockCDNCore
 import NIOCore
 
-/// The bucket-level S3 routes, an app being the bucket (path-style `/{app}`): HeadBucket (`HEAD`),
+/// The bucket-level S3 routes, an app being the bucket (path-style `/{app}`): CreateBucket (`PUT`) and
+/// DeleteBucket (`DELETE`: `BucketLifecycle`), HeadBucket (`HEAD`),
 /// GetBucketLocation (`GET ?location`), ListObjectsV2 (`GET ?list-type=2`), ListObjects (`GET`),
 /// DeleteObjects (`POST ?delete`), PostObject (`POST` with a `multipart/form-data` body: `FormUpload`) and
 /// Get/PutBucketNotificationConfiguration (`GET|PUT ?notification`: `BucketNotifications`).
@@ -15,6 +16,8 @@ struct BucketController {
     let apps: AppRegistry
     let store: any ObjectStore
     let clock: MockClock
+    /// CreateBucket, DeleteBucket.
+    let lifecycle: BucketLifecycle
     let batch: BatchDelete
     let multipart: MultipartController
     let form: FormUpload
@@ -28,13 +31,17 @@ struct BucketController {
         router.get(":app") { request, context in try await self.answer(request, context: context, head: false) }
         router.post(":app") { request, context in try await self.post(request, context: context) }
         router.put(":app") { request, context in try await self.put(request, context: context) }
+        router.delete(":app") { request, context in try await self.lifecycle.delete(request, context: context) }
     }
 
-    /// `PUT /{app}?notification`: PutBucketNotificationConfiguration, the one bucket PUT served
-    /// (`S3OperationGate` refuses the others first).
+    /// `PUT /{app}?notification`: PutBucketNotificationConfiguration; `PUT /{bucket}`: CreateBucket
+    /// (`S3OperationGate` refuses the other bucket PUTs first).
     private func put(_ request: Request, context: AppRequestContext) async throws -> Response {
         let query = context.query(of: request)
-        let app = try S3Authenticator.app(context, in: self.apps)
+        guard query.decoded.contains(where: { $0.name == "notification" }) else {
+            return try await self.lifecycle.create(request, context: context)
+        }
+        let app = try await S3Authenticator.app(context, in: self.apps)
         let body = try await S3XML.document(of: request, upTo: BucketNotifications.maximumBodyBytes)
         let source = try S3Authenticator.authenticate(
             request,
@@ -55,7 +62,7 @@ struct BucketController {
     /// `POST /{app}?delete`: DeleteObjects; `POST /{app}`: PostObject, whose body must be a form (S3's 412
     /// otherwise). `S3OperationGate` refuses the other bucket POSTs first.
     private func post(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let app = try S3Authenticator.app(context, in: self.apps)
+        let app = try await S3Authenticator.app(context, in: self.apps)
         let query = context.query(of: request)
         guard query.decoded.contains(where: { $0.name == "delete" }) else {
             guard FormUpload.isForm(request) else {
@@ -91,7 +98,7 @@ struct BucketController {
     }
 
     private func answer(_ request: Request, context: AppRequestContext, head: Bool) async throws -> Response {
-        let app = try S3Authenticator.app(context, in: self.apps)
+        let app = try await S3Authenticator.app(context, in: self.apps)
         let query = context.query(of: request)
         let source = try S3Authenticator.authenticate(
             request,

@@ -33,7 +33,7 @@ struct MultipartController {
         if let id = query.first("uploadId") {
             return try await self.complete(request, context: context, query: query, id: id)
         }
-        _ = try S3Authenticator.app(context, in: self.apps)
+        _ = try await S3Authenticator.app(context, in: self.apps)
         throw S3Error(
             status: HTTPResponse.Status(code: 501),
             code: "NotImplemented",
@@ -44,7 +44,7 @@ struct MultipartController {
     /// CreateMultipartUpload: the object's declared type and stored headers are kept for the object the
     /// parts will make; the answer names the upload.
     private func create(_ request: Request, context: AppRequestContext, query: QueryItems) async throws -> Response {
-        let authenticated = try S3Authenticator.object(
+        let authenticated = try await S3Authenticator.object(
             request,
             context: context,
             apps: self.apps,
@@ -80,7 +80,7 @@ struct MultipartController {
         id: String
     ) async throws -> Response {
         let body = try await S3XML.document(of: request, upTo: CompletedParts.maximumBodyBytes)
-        let authenticated = try S3Authenticator.object(
+        let authenticated = try await S3Authenticator.object(
             request,
             context: context,
             apps: self.apps,
@@ -131,7 +131,7 @@ struct MultipartController {
 
     /// AbortMultipartUpload (`DELETE /{app}/{key}?uploadId=`): 204, the upload and its parts gone.
     func abort(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let authenticated = try S3Authenticator.object(
+        let authenticated = try await S3Authenticator.object(
             request,
             context: context,
             apps: self.apps,
@@ -148,7 +148,7 @@ struct MultipartController {
     /// ListParts (`GET /{app}/{key}?uploadId=`): the parts by number, after `part-number-marker`, at most
     /// `max-parts` (1,000 at most).
     func listParts(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let authenticated = try S3Authenticator.object(
+        let authenticated = try await S3Authenticator.object(
             request,
             context: context,
             apps: self.apps,

@@ -35,7 +35,7 @@ struct ObjectController {
 
     /// 204 whether or not the object was there, as S3 answers; its variants and poster go with it.
     private func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let authenticated = try S3Authenticator.object(
+        let authenticated = try await S3Authenticator.object(
             request,
             context: context,
             apps: self.apps,

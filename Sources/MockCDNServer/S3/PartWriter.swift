@@ -20,7 +20,7 @@ struct PartWriter {
     let parts: PartStore
 
     func put(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (authenticated, promise) = try S3Authenticator.objectWithBody(
+        let (authenticated, promise) = try await S3Authenticator.objectWithBody(
             request,
             context: context,
             apps: self.apps,

@@ -2,8 +2,9 @@ import HTTPTypes
 import Hummingbird
 import MockCDNCore
 
-/// The S3 API surface, an app being a bucket: the bucket routes (`HEAD|GET|POST /{app}`, POST policy uploads
-/// among them), PutObject, CopyObject, DeleteObject and multipart uploads, in S3's XML envelope. Objects are
+/// The S3 API surface, an app being a bucket: S3's dispatch before every route (`gate`), the bucket routes
+/// (`HEAD|GET|POST|PUT|DELETE /{app}`, POST policy uploads and the buckets' lifecycle among them), ListBuckets,
+/// PutObject, CopyObject, DeleteObject and multipart uploads, in S3's XML envelope. Objects are
 /// read through the CDN's routes, which take a header-signed S3 request as one more credential (`readCheck`)
 /// and hand ListParts back (`listParts`). PUTs to MockCDN's own upload URLs go to `uploadURLPut`, which
 /// answers in its own surface's envelope.
@@ -23,12 +24,20 @@ struct S3API {
     /// A header-signed GetObject or HeadObject as a media read credential.
     static let readCheck = S3HeaderReadCheck()
 
+    /// S3's dispatch, before every route: operations MockCDN does not do refused, ListBuckets answered.
+    ///
+    /// - Parameter reserved: first path segments that are not buckets.
+    func gate(reserved: Set<String>) -> S3OperationGate {
+        S3OperationGate(reserved: reserved, apps: self.apps, lifecycle: self.lifecycle)
+    }
+
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         let group = router.group().add(middleware: ErrorEnvelopeMiddleware<S3Error>())
         BucketController(
             apps: self.apps,
             store: self.store,
             clock: self.clock,
+            lifecycle: self.lifecycle,
             batch: BatchDelete(remover: self.remover),
             multipart: self.multipartController,
             form: FormUpload(clock: self.clock, uploads: self.uploads, links: self.links),
@@ -62,6 +71,10 @@ struct S3API {
     }
 
     private var parts: PartStore { PartStore(uploads: self.multipart, store: self.store, clock: self.clock) }
+
+    private var lifecycle: BucketLifecycle {
+        BucketLifecycle(apps: self.apps, store: self.store, clock: self.clock, parts: self.parts)
+    }
 
     private var multipartController: MultipartController {
         MultipartController(apps: self.apps, uploads: self.uploads, parts: self.parts, links: self.links)

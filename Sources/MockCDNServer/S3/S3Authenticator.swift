@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import MockCDNCore
 import NIOCore
@@ -6,11 +7,14 @@ import NIOCore
 /// delete): the app's keys, in the `Authorization` header (SigV4) or in a presigned query (SigV4; SigV2 for an
 /// object too).
 enum S3Authenticator {
-    /// The app the path's first segment names: the bucket.
+    /// The app the path's first segment names: the bucket, a configured app or one created at run time (read
+    /// again from a shared store when not known here, as another instance may have created it).
     ///
     /// - Throws: 404 `NoSuchBucket` when there is none.
-    static func app(_ context: AppRequestContext, in apps: AppRegistry) throws -> MediaApp {
-        guard let app = apps.app(id: try context.parameters.require("app")) else { throw S3Error.noSuchApp() }
+    static func app(_ context: AppRequestContext, in apps: AppRegistry) async throws -> MediaApp {
+        guard let app = try await apps.app(refreshing: try context.parameters.require("app")) else {
+            throw S3Error.noSuchApp()
+        }
         return app
     }
 
@@ -65,6 +69,45 @@ enum S3Authenticator {
         return .presigned
     }
 
+    /// The configured app whose S3 keys signed a request that names no bucket it needs to find first
+    /// (ListBuckets, or CreateBucket of a bucket that is not there yet), found by the access key id of its
+    /// credential, and the credential, checked with that app's keys.
+    ///
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - apps: the apps served.
+    ///   - query: the request's query.
+    ///   - now: the clock's Unix time.
+    ///   - payload: the body, read whole, of a request that has one; nil for none.
+    /// - Returns: the app and which credential passed.
+    /// - Throws: 403 `AccessDenied` without a credential, `InvalidAccessKeyId` for a key no app has, and what
+    ///   `authenticate` throws.
+    static func account(
+        _ request: Request,
+        apps: AppRegistry,
+        query: QueryItems,
+        now: Int64,
+        payload: ByteBuffer? = nil
+    ) throws -> (app: MediaApp, source: CredentialSource) {
+        guard let id = Self.accessKeyID(of: request, query: query) else {
+            throw AccessDenied("Access Denied: sign the request with the app's key")
+        }
+        guard let app = apps.app(apiKey: id) else { throw AccessDenied.invalidAccessKeyID }
+        return (app, try Self.authenticate(request, app: app, key: nil, query: query, now: now, payload: payload))
+    }
+
+    /// The access key id a request's S3 credential names: in a SigV4 or SigV2 `Authorization` header, or a
+    /// SigV4 or SigV2 presigned query.
+    static func accessKeyID(of request: Request, query: QueryItems) -> String? {
+        let authorization = request.headers[.authorization] ?? ""
+        if SigV4.isHeaderSigned(authorization), let start = authorization.range(of: "Credential=") {
+            return String(authorization[start.upperBound...].prefix { $0 != "/" && $0 != "," && $0 != " " })
+        }
+        if SigV2.isHeaderSigned(authorization) { return String(authorization.dropFirst(4).prefix { $0 != ":" }) }
+        if let credential = query.first("X-Amz-Credential") { return String(credential.prefix { $0 != "/" }) }
+        return query.first("AWSAccessKeyId")
+    }
+
     /// An object request whose credential checked out: its app (the bucket), key, query and credential.
     struct ObjectRequest {
         let app: MediaApp
@@ -90,8 +133,8 @@ enum S3Authenticator {
         apps: AppRegistry,
         now: Int64,
         payload: ByteBuffer? = nil
-    ) throws -> ObjectRequest {
-        let app = try Self.app(context, in: apps)
+    ) async throws -> ObjectRequest {
+        let app = try await Self.app(context, in: apps)
         let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
         let query = context.query(of: request)
         let source = try Self.authenticate(request, app: app, key: key, query: query, now: now, payload: payload)
@@ -115,8 +158,8 @@ enum S3Authenticator {
         context: AppRequestContext,
         apps: AppRegistry,
         now: Int64
-    ) throws -> (request: ObjectRequest, promise: PayloadPromise) {
-        let app = try Self.app(context, in: apps)
+    ) async throws -> (request: ObjectRequest, promise: PayloadPromise) {
+        let app = try await Self.app(context, in: apps)
         let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
         let query = context.query(of: request)
         let (source, promise): (CredentialSource, PayloadPromise)

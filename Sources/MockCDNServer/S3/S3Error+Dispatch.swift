@@ -33,6 +33,16 @@ extension S3Error {
         )
     }
 
+    /// 501: a request signed for another service than S3's (S3 Express One Zone's `s3express`).
+    static func unknownService(_ service: String) -> S3Error {
+        S3Error(
+            status: HTTPResponse.Status(code: 501),
+            code: "NotImplemented",
+            message: "A header you provided implies functionality that is not implemented: MockCDN serves S3 "
+                + "(signed for s3), not \(service)"
+        )
+    }
+
     /// 400: a version id; MockCDN keeps no versions, as a bucket that never had versioning, whose only version
     /// id is `null`.
     static func invalidVersionID(_ version: String) -> S3Error {

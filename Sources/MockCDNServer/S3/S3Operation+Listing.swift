@@ -9,7 +9,9 @@ extension S3Operation {
     static var notServedTable: String {
         var lines = ["| request | operations | answer |", "|---|---|---|"]
         for row in Self.all where row.answer == .notImplemented {
-            let request = "\(row.method.rawValue) \(row.target.path)" + (row.subresource.map { "?" + $0 } ?? "")
+            let request =
+                "\(row.method.rawValue) \(row.target.path)" + (row.subresource.map { "?" + $0 } ?? "")
+                + (row.service == "s3" ? "" : " (signed for \(row.service))")
             let names = row.names.joined(separator: ", ")
             lines.append("| `\(request)` | \(names) | 501 `NotImplemented` |")
         }

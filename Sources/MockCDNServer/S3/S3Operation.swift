@@ -8,7 +8,8 @@ import HTTPTypes
 /// not served (`notServedTable`), and a test holds the two together.
 ///
 /// Operations that share a row are told apart by their route (a header such as `x-amz-copy-source`, a
-/// query member such as `uploadId`), where MockCDN serves them.
+/// query member such as `uploadId`), where MockCDN serves them. ListDirectoryBuckets is ListBuckets' request
+/// but for the service its signature names (`s3express`).
 struct S3Operation: Sendable {
     /// What a request addresses.
     enum Target: String, Sendable {
@@ -37,29 +38,35 @@ struct S3Operation: Sendable {
     /// The query parameter that names the sub-resource (`?acl`, `?list-type=2`), nil for none.
     let subresource: String?
     let answer: Answer
+    /// The service a SigV4 signature of it names in its scope: `s3`, or `s3express` for the directory
+    /// buckets' operations (S3 Express One Zone), which are otherwise addressed as S3's own.
+    let service: String
 
     init(
         _ names: [String],
         _ method: HTTPRequest.Method,
         _ target: Target,
         _ subresource: String?,
-        _ answer: Answer
+        _ answer: Answer,
+        service: String = "s3"
     ) {
         self.names = names
         self.method = method
         self.target = target
         self.subresource = subresource
         self.answer = answer
+        self.service = service
     }
 
     /// Every row: S3's model, in the order of its targets and sub-resources, and PostObject.
     static let all: [S3Operation] = [
-        S3Operation(["ListBuckets", "ListDirectoryBuckets"], .get, .service, nil, .notImplemented),
+        S3Operation(["ListBuckets"], .get, .service, nil, .served),
+        S3Operation(["ListDirectoryBuckets"], .get, .service, nil, .notImplemented, service: "s3express"),
         S3Operation(["ListObjects"], .get, .bucket, nil, .served),
         S3Operation(["PostObject"], .post, .bucket, nil, .served),
         S3Operation(["HeadBucket"], .head, .bucket, nil, .served),
-        S3Operation(["CreateBucket"], .put, .bucket, nil, .notImplemented),
-        S3Operation(["DeleteBucket"], .delete, .bucket, nil, .notImplemented),
+        S3Operation(["CreateBucket"], .put, .bucket, nil, .served),
+        S3Operation(["DeleteBucket"], .delete, .bucket, nil, .served),
         S3Operation(["GetBucketAbac"], .get, .bucket, "abac", .notImplemented),
         S3Operation(["PutBucketAbac"], .put, .bucket, "abac", .notImplemented),
         S3Operation(["GetBucketAccelerateConfiguration"], .get, .bucket, "accelerate", .notImplemented),

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import MockCDNCore
@@ -17,7 +18,8 @@ import MockCDNCore
 /// - a method no route takes on an S3 path (`PATCH /demo/key`, WebDAV's `PROPFIND`, an `OPTIONS` that is no
 ///   CORS preflight): 405 `MethodNotAllowed`, where the router alone answers an empty 404.
 ///
-/// Paths under a route prefix (`routePrefixes`), and `/` without S3's credentials, are not S3's and pass.
+/// `GET /` signed with S3's keys is ListBuckets, answered here; paths under a route prefix (`routePrefixes`),
+/// and `/` without S3's credentials, are not S3's and pass.
 /// A router middleware inside the journal, so that each refusal is journaled with its reason.
 struct S3OperationGate: RouterMiddleware {
     typealias Context = AppRequestContext
@@ -25,15 +27,25 @@ struct S3OperationGate: RouterMiddleware {
     /// First path segments that are not buckets.
     let reserved: Set<String>
     let apps: AppRegistry
+    /// ListBuckets, which `/` signed with S3's keys is.
+    let lifecycle: BucketLifecycle
 
     func handle(
         _ request: Request,
         context: AppRequestContext,
         next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
-        let target = self.target(of: request.uri.path)
-        if let target, let refusal = Self.refusal(request, target: target, query: context.query(of: request)) {
-            return try await Self.answer(refusal, request: request, context: context)
+        let target = Self.target(of: request.uri.path, reserved: self.reserved, apps: self.apps)
+        if let target {
+            let query = context.query(of: request)
+            if let refusal = Self.refusal(request, target: target, query: query) {
+                return try await Self.answer(refusal, request: request, context: context)
+            }
+            if target == .service, request.method == .get, request.offersS3Credential(query: query) {
+                return try await ErrorEnvelopeMiddleware<S3Error>().handle(request, context: context) {
+                    try await self.lifecycle.list($0, context: $1)
+                }
+            }
         }
         do {
             return try await next(request, context)
@@ -48,14 +60,20 @@ struct S3OperationGate: RouterMiddleware {
     }
 
     /// What S3 addresses with `path`; nil for a path that is not S3's.
-    func target(of path: String) -> S3Operation.Target? {
+    ///
+    /// - Parameters:
+    ///   - path: the request's path.
+    ///   - reserved: first path segments that are not buckets.
+    ///   - apps: the apps, one of which may be named `WriteGetObjectResponse`.
+    /// - Returns: the target, or nil.
+    static func target(of path: String, reserved: Set<String>, apps: AppRegistry) -> S3Operation.Target? {
         guard path != "/" else { return .service }
         let segments = path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), maxSplits: 1)
-        guard let first = segments.first.map({ String(Substring($0)) }), !self.reserved.contains(first) else {
+        guard let first = segments.first.map({ String(Substring($0)) }), !reserved.contains(first) else {
             return nil
         }
         if segments.count == 2 { return .object }
-        if first == "WriteGetObjectResponse", self.apps.app(id: first) == nil { return .objectLambda }
+        if first == "WriteGetObjectResponse", apps.app(id: first) == nil { return .objectLambda }
         return .bucket
     }
 
@@ -74,7 +92,10 @@ struct S3OperationGate: RouterMiddleware {
         let named = S3Operation.subresources.intersection(names)
         // HEAD of a sub-resource is its GET without the body.
         let method = request.method == .head && !named.isEmpty ? .get : request.method
-        let rows = S3Operation.all.filter { $0.method == method && $0.target == target }
+        let service = Self.signingService(request, query: query)
+        let rows = S3Operation.all.filter { $0.method == method && $0.target == target && $0.service == service }
+        // S3 Express One Zone (directory buckets) is another service: none of its operations is served.
+        if service != "s3", rows.isEmpty { return .unknownService(service) }
         if let subresource = named.sorted().first(where: { $0 != "select-type" }) ?? named.first {
             guard let row = rows.first(where: { $0.subresource.map(named.contains) ?? false }) else {
                 return .methodNotAllowed(request.method, onBucket: target == .bucket)
@@ -95,6 +116,21 @@ struct S3OperationGate: RouterMiddleware {
             return .invalidVersionID(version)
         }
         return nil
+    }
+
+    /// The service a SigV4 credential's scope names (`AKID/DATE/REGION/SERVICE/aws4_request`), in the
+    /// `Authorization` header or a presigned query; `s3` for any other credential.
+    static func signingService(_ request: Request, query: QueryItems) -> String {
+        let credential: Substring
+        if let header = request.headers[.authorization], let start = header.range(of: "Credential=") {
+            credential = header[start.upperBound...].prefix { $0 != "," && $0 != " " }
+        } else if let presigned = query.first("X-Amz-Credential") {
+            credential = presigned[...]
+        } else {
+            return "s3"
+        }
+        let scope = credential.split(separator: "/", omittingEmptySubsequences: false)
+        return scope.count == 5 ? String(scope[3]) : "s3"
     }
 
     private static func answer(

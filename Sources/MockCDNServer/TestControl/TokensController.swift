@@ -37,7 +37,7 @@ struct TokensController {
 
     func mint(_ request: Request) async throws -> Minted {
         let body = try await request.decodeJSONBody(TokenRequest.self, shape: Self.shape)
-        guard let app = body.appID.map({ self.apps.app(id: $0) }) ?? self.apps.apps.first else {
+        guard let app = body.appID.map({ self.apps.configuredApp(id: $0) }) ?? self.apps.apps.first else {
             throw HTTPError(.badRequest, message: "app_id \(body.appID?.prefix(64) ?? "") is not an app of this server")
         }
         if let ttl = body.ttl, !(1...FileAccessToken.maximumTTL).contains(ttl) {

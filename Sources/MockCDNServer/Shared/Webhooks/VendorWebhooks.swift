@@ -146,7 +146,7 @@ final class VendorWebhooks: Sendable {
     /// - Returns: the deliveries, and each payload as sent (uncompressed).
     /// - Throws: `VendorWebhookRefusal`.
     func send(_ request: Request, base: String) async throws -> [(sent: Sent, payload: [UInt8])] {
-        guard let app = request.app.map({ self.apps.app(id: $0) }) ?? self.apps.apps.first else {
+        guard let app = request.app.map({ self.apps.configuredApp(id: $0) }) ?? self.apps.apps.first else {
             throw VendorWebhookRefusal(.notFound, "no app \((request.app ?? "").prefix(64))")
         }
         guard request.message.user.count <= 255, !request.message.user.isEmpty else {
