@@ -73,6 +73,26 @@ def server(mockcdn):
     return mockcdn.url
 
 
+@pytest.fixture(scope="module", params=["memory", "disk", "s3"])
+def each_store(request, tmp_path_factory):
+    """The base URL of a MockCDN on each store in turn: memory, `--data-dir`, and an S3 bucket on moto_server."""
+    if request.param == "memory":
+        with launch() as running:
+            yield running.url
+    elif request.param == "disk":
+        with launch("--data-dir", str(tmp_path_factory.mktemp("data"))) as running:
+            yield running.url
+    else:
+        from test_scale_out import Moto, bucket, s3_env
+
+        endpoint = Moto()
+        try:
+            with launch("--store", f"s3://{bucket(endpoint)}/store", env=s3_env(endpoint)) as running:
+                yield running.url
+        finally:
+            endpoint.stop()
+
+
 @pytest.fixture
 def no_aws_configuration(monkeypatch):
     """AWS tooling runs with its defaults: the machine's setup must not leak in, since a region or profile

@@ -28,24 +28,6 @@ from test_scale_out import Moto, bucket, s3_env
 pytestmark = pytest.mark.usefixtures("no_aws_configuration")
 
 
-@pytest.fixture(scope="module", params=["memory", "disk", "s3"])
-def stored(request, tmp_path_factory):
-    """MockCDN on each store: memory, `--data-dir`, and an S3 bucket on moto_server."""
-    if request.param == "memory":
-        with launch() as running:
-            yield running.url
-    elif request.param == "disk":
-        with launch("--data-dir", str(tmp_path_factory.mktemp("data"))) as running:
-            yield running.url
-    else:
-        endpoint = Moto()
-        try:
-            with launch("--store", f"s3://{bucket(endpoint)}/buckets", env=s3_env(endpoint)) as running:
-                yield running.url
-        finally:
-            endpoint.stop()
-
-
 def fresh() -> str:
     return "test-" + uuid.uuid4().hex[:20]
 
@@ -60,8 +42,8 @@ def emptied_and_deleted(client, name: str) -> None:
 
 
 @pytest.mark.parametrize("round", range(50))
-def test_a_fresh_bucket_per_test_is_created_used_emptied_and_deleted(stored, round):
-    client = s3(stored)
+def test_a_fresh_bucket_per_test_is_created_used_emptied_and_deleted(each_store, round):
+    client = s3(each_store)
     name = fresh()
     assert client.create_bucket(Bucket=name)["Location"] == "/" + name
     client.head_bucket(Bucket=name)
@@ -77,8 +59,8 @@ def test_a_fresh_bucket_per_test_is_created_used_emptied_and_deleted(stored, rou
     assert refused(lambda: client.list_objects_v2(Bucket=name)) == (404, "NoSuchBucket")
 
 
-def test_create_bucket_of_the_apps_own_bucket_is_s3s_legacy_200_and_it_is_never_deleted(stored):
-    client = s3(stored)
+def test_create_bucket_of_the_apps_own_bucket_is_s3s_legacy_200_and_it_is_never_deleted(each_store):
+    client = s3(each_store)
     assert client.create_bucket(Bucket="demo")["ResponseMetadata"]["HTTPStatusCode"] == 200
     assert refused(lambda: client.delete_bucket(Bucket="demo")) == (403, "AccessDenied")
     assert client.get_object(Bucket="demo", Key="fixtures/sample.pdf")["ContentLength"] > 0
@@ -89,8 +71,8 @@ def test_create_bucket_of_the_apps_own_bucket_is_s3s_legacy_200_and_it_is_never_
     client.delete_bucket(Bucket=name)
 
 
-def test_list_buckets_is_s3s_listing_paginated(stored):
-    client = s3(stored)
+def test_list_buckets_is_s3s_listing_paginated(each_store):
+    client = s3(each_store)
     names = sorted(fresh() for _ in range(5))
     for name in names:
         client.create_bucket(Bucket=name)
@@ -106,7 +88,7 @@ def test_list_buckets_is_s3s_listing_paginated(stored):
         client.delete_bucket(Bucket=name)
     assert [item["Name"] for item in client.list_buckets()["Buckets"]] == ["demo"]
     # `/` without S3's credentials is still MockCDN's own index.
-    status, body, _ = request(stored + "/")
+    status, body, _ = request(each_store + "/")
     assert status == 200 and json.loads(body)["name"] == "MockCDN"
 
 
@@ -120,24 +102,24 @@ def aws(server: str, *args: str, check: bool = True) -> subprocess.CompletedProc
     return run
 
 
-def test_aws_cli_mb_ls_and_rb_force(stored, tmp_path):
+def test_aws_cli_mb_ls_and_rb_force(each_store, tmp_path):
     name = fresh()
-    assert f"make_bucket: {name}" in aws(stored, "s3", "mb", f"s3://{name}").stdout
+    assert f"make_bucket: {name}" in aws(each_store, "s3", "mb", f"s3://{name}").stdout
     (tmp_path / "a.txt").write_bytes(b"alpha")
-    aws(stored, "s3", "cp", str(tmp_path / "a.txt"), f"s3://{name}/nested/a.txt")
-    assert name in aws(stored, "s3", "ls").stdout
-    assert "a.txt" in aws(stored, "s3", "ls", "--recursive", f"s3://{name}").stdout
-    removed = aws(stored, "s3", "rb", "--force", f"s3://{name}").stdout
+    aws(each_store, "s3", "cp", str(tmp_path / "a.txt"), f"s3://{name}/nested/a.txt")
+    assert name in aws(each_store, "s3", "ls").stdout
+    assert "a.txt" in aws(each_store, "s3", "ls", "--recursive", f"s3://{name}").stdout
+    removed = aws(each_store, "s3", "rb", "--force", f"s3://{name}").stdout
     assert f"remove_bucket: {name}" in removed, removed
-    assert name not in aws(stored, "s3", "ls").stdout
+    assert name not in aws(each_store, "s3", "ls").stdout
 
 
-def test_minio_make_bucket_bucket_exists_remove_bucket(stored):
+def test_minio_make_bucket_bucket_exists_remove_bucket(each_store):
     clients = REPO / ".venv" / "s3clients"
     if not (clients / "minio").is_dir():
         pytest.fail(f"minio is missing from {clients}: `make py-deps` installs it")
     name = fresh()
-    run = subprocess.run([sys.executable, str(REPO / "Tests" / "compat" / "s3_other_clients.py"), "buckets", stored,
+    run = subprocess.run([sys.executable, str(REPO / "Tests" / "compat" / "s3_other_clients.py"), "buckets", each_store,
                           API_KEY, API_SECRET, name], env={**os.environ, "PYTHONPATH": str(clients)},
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
@@ -146,8 +128,8 @@ def test_minio_make_bucket_bucket_exists_remove_bucket(stored):
         "exists_after_remove": False}
 
 
-def test_refusals_change_nothing(stored):
-    client = s3(stored)
+def test_refusals_change_nothing(each_store):
+    client = s3(each_store)
     name = fresh()
     client.create_bucket(Bucket=name)
     client.put_object(Bucket=name, Key="kept.txt", Body=b"kept")
@@ -183,24 +165,24 @@ def test_another_apps_bucket_is_taken_and_unreachable(tmp_path):
         assert [item["Name"] for item in demo.list_buckets()["Buckets"]] == sorted(["demo", name])
 
 
-def test_a_created_bucket_is_read_by_link_fat_and_presigned_url_and_a_reset_removes_it(stored):
-    client = s3(stored)
+def test_a_created_bucket_is_read_by_link_fat_and_presigned_url_and_a_reset_removes_it(each_store):
+    client = s3(each_store)
     name = fresh()
     client.create_bucket(Bucket=name)
     client.put_object(Bucket=name, Key="media/photo.txt", Body=b"in a created bucket", ContentType="text/plain")
     presigned = client.generate_presigned_url("get_object", Params={"Bucket": name, "Key": "media/photo.txt"})
     assert request(presigned)[:2] == (200, b"in a created bucket")
-    status, body, _ = request(f"{stored}/{name}/media/photo.txt", headers={"fat": fat(stored)})
+    status, body, _ = request(f"{each_store}/{name}/media/photo.txt", headers={"fat": fat(each_store)})
     assert (status, body) == (200, b"in a created bucket")
     # A CloudFront link signed with the app's key pair, as botocore signs one.
-    link = CloudFrontSigner(KEY_PAIR_ID, _rsa_signer()).generate_presigned_url(f"{stored}/{name}/media/photo.txt",
+    link = CloudFrontSigner(KEY_PAIR_ID, _rsa_signer()).generate_presigned_url(f"{each_store}/{name}/media/photo.txt",
                                            date_less_than=datetime.datetime(2100, 1, 1))
     assert request(link)[:2] == (200, b"in a created bucket")
-    entries = [entry for entry in journal(stored) if entry["path"] == f"/{name}/media/photo.txt"]
+    entries = [entry for entry in journal(each_store) if entry["path"] == f"/{name}/media/photo.txt"]
     # boto3 presigns with SigV2 unless told a region; either is the app's S3 key.
     credentials = {entry["credential"] for entry in entries}
     assert {"fat-header", "cloudfront"} <= credentials and credentials & {"presigned", "presigned-v2"}, entries
-    status, _, _ = request(f"{stored}/_mockcdn/reset", "POST", b"{}", {"Content-Type": "application/json"})
+    status, _, _ = request(f"{each_store}/_mockcdn/reset", "POST", b"{}", {"Content-Type": "application/json"})
     assert status == 200
     assert refused(lambda: client.head_bucket(Bucket=name)) == (404, "404")
     assert [item["Name"] for item in client.list_buckets()["Buckets"]] == ["demo"]

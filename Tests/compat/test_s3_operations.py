@@ -16,10 +16,8 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from conftest import launch
 from s3support import code_of, fat, refused, s3
 from support import request
-from test_scale_out import Moto, bucket, s3_env
 
 BUCKET = "demo"
 VICTIM = "walk/victim.txt"
@@ -140,24 +138,6 @@ def test_every_botocore_operation_is_served_or_refused_and_a_refusal_changes_not
     assert {name for name, outcome in outcomes.items() if outcome.startswith("served")} == SERVED
 
 
-@pytest.fixture(scope="module", params=["memory", "disk", "s3"])
-def stored(request, tmp_path_factory):
-    """MockCDN on each store: memory, `--data-dir`, and an S3 bucket on moto_server."""
-    if request.param == "memory":
-        with launch() as running:
-            yield running.url
-    elif request.param == "disk":
-        with launch("--data-dir", str(tmp_path_factory.mktemp("data"))) as running:
-            yield running.url
-    else:
-        endpoint = Moto()
-        try:
-            with launch("--store", f"s3://{bucket(endpoint)}/ops", env=s3_env(endpoint)) as running:
-                yield running.url
-        finally:
-            endpoint.stop()
-
-
 def put(client, key: str, body: bytes) -> None:
     client.put_object(Bucket=BUCKET, Key=key, Body=body)
 
@@ -178,8 +158,8 @@ def body_of(client, key: str) -> bytes:
     lambda c, k: c.delete_object_tagging(Bucket=BUCKET, Key=k),
 ], ids=["put_object_acl", "put_object_tagging", "put_object_retention", "put_object_legal_hold", "get_object_acl",
         "get_object_attributes", "get_object_tagging", "delete_object_tagging"])
-def test_an_object_subresource_is_refused_and_the_object_is_untouched(stored, call):
-    client = s3(stored)
+def test_an_object_subresource_is_refused_and_the_object_is_untouched(each_store, call):
+    client = s3(each_store)
     key = f"subresources/{uuid.uuid4()}.txt"
     put(client, key, b"original bytes")
     before = client.head_object(Bucket=BUCKET, Key=key)
@@ -190,8 +170,8 @@ def test_an_object_subresource_is_refused_and_the_object_is_untouched(stored, ca
         before["ETag"], before["ContentLength"], before["LastModified"])
 
 
-def test_nfc_and_nfd_spellings_are_two_objects(stored):
-    client = s3(stored)
+def test_nfc_and_nfd_spellings_are_two_objects(each_store):
+    client = s3(each_store)
     folder = f"unicode/{uuid.uuid4()}/"
     nfc, nfd = folder + unicodedata.normalize("NFC", "café.txt"), folder + unicodedata.normalize("NFD", "café.txt")
     assert nfc != nfd and nfc.encode() != nfd.encode()
@@ -211,8 +191,8 @@ def test_nfc_and_nfd_spellings_are_two_objects(stored):
     assert body_of(client, nfc) == b"composed"
 
 
-def test_keys_s3_takes_round_trip_exactly(stored):
-    client = s3(stored)
+def test_keys_s3_takes_round_trip_exactly(each_store):
+    client = s3(each_store)
     folder = f"keys/{uuid.uuid4()}"
     keys = [f"{folder}/a/./b", f"{folder}/a/../b", f"{folder}/dir/", f"{folder}//empty", f"{folder}/back\\slash",
             f"{folder}/" + "é" * ((1024 - len(folder) - 1) // 2)]
