@@ -10,6 +10,8 @@
 #include <openssl/rand.h>
 #include <openssl/err.h>
 #include <openssl/rsa.h>
+#include <openssl/ec.h>
+#include <openssl/obj_mac.h>
 #include <openssl/bn.h>
 #include <openssl/param_build.h>
 #include <stdlib.h>
@@ -37,6 +39,11 @@ struct CMockCDNMD5 {
 };
 
 struct CMockCDNRSAKey {
+    EVP_PKEY *pkey;
+    int is_private;
+};
+
+struct CMockCDNECKey {
     EVP_PKEY *pkey;
     int is_private;
 };
@@ -597,15 +604,17 @@ int CMockCDNCrypto_rsa_bits(const CMockCDNRSAKey *key) {
     return EVP_PKEY_get_bits(key->pkey);
 }
 
-int CMockCDNCrypto_rsa_to_pem(const CMockCDNRSAKey *key, int include_private, char **out, size_t *out_length) {
+// RSA and ECDSA keys share PEM export, signing and verifying: EVP does the same calls for both.
+
+static int pkey_to_pem(EVP_PKEY *pkey, int is_private, int include_private, char **out, size_t *out_length) {
     *out = NULL;
     *out_length = 0;
-    if (include_private && !key->is_private) return 0;
+    if (include_private && !is_private) return 0;
     BIO *bio = BIO_new(BIO_s_mem());
     if (bio == NULL) return 0;
     int ok = include_private
-        ? PEM_write_bio_PrivateKey(bio, key->pkey, NULL, NULL, 0, NULL, NULL)
-        : PEM_write_bio_PUBKEY(bio, key->pkey);
+        ? PEM_write_bio_PrivateKey(bio, pkey, NULL, NULL, 0, NULL, NULL)
+        : PEM_write_bio_PUBKEY(bio, pkey);
     if (ok == 1) {
         char *data = NULL;
         long length = BIO_get_mem_data(bio, &data);
@@ -622,27 +631,27 @@ int CMockCDNCrypto_rsa_to_pem(const CMockCDNRSAKey *key, int include_private, ch
     return ok == 1;
 }
 
-int CMockCDNCrypto_rsa_sign(
-    const CMockCDNRSAKey *key, int sha256, const void *data, size_t data_length, void *signature,
+static int pkey_sign(
+    EVP_PKEY *pkey, int is_private, int sha256, const void *data, size_t data_length, void *signature,
     size_t signature_capacity, size_t *signature_length) {
     *signature_length = 0;
-    if (!key->is_private) return 0;
+    if (!is_private) return 0;
     EVP_MD_CTX *context = EVP_MD_CTX_new();
     if (context == NULL) return 0;
     size_t length = signature_capacity;
-    int ok = EVP_DigestSignInit(context, NULL, sha256 ? EVP_sha256() : EVP_sha1(), NULL, key->pkey) == 1
+    int ok = EVP_DigestSignInit(context, NULL, sha256 ? EVP_sha256() : EVP_sha1(), NULL, pkey) == 1
         && EVP_DigestSign(context, signature, &length, NONNULL_INPUT(data), data_length) == 1;
     EVP_MD_CTX_free(context);
     if (ok) *signature_length = length;
     return ok;
 }
 
-int CMockCDNCrypto_rsa_verify(
-    const CMockCDNRSAKey *key, int sha256, const void *data, size_t data_length, const void *signature,
+static int pkey_verify(
+    EVP_PKEY *pkey, int sha256, const void *data, size_t data_length, const void *signature,
     size_t signature_length) {
     EVP_MD_CTX *context = EVP_MD_CTX_new();
     if (context == NULL) return 0;
-    int ok = EVP_DigestVerifyInit(context, NULL, sha256 ? EVP_sha256() : EVP_sha1(), NULL, key->pkey) == 1
+    int ok = EVP_DigestVerifyInit(context, NULL, sha256 ? EVP_sha256() : EVP_sha1(), NULL, pkey) == 1
         && EVP_DigestVerify(context, signature, signature_length, NONNULL_INPUT(data), data_length) == 1;
     EVP_MD_CTX_free(context);
     // A failed verification leaves reasons on OpenSSL's thread-local error queue; drop them.
@@ -650,7 +659,105 @@ int CMockCDNCrypto_rsa_verify(
     return ok;
 }
 
+int CMockCDNCrypto_rsa_to_pem(const CMockCDNRSAKey *key, int include_private, char **out, size_t *out_length) {
+    return pkey_to_pem(key->pkey, key->is_private, include_private, out, out_length);
+}
+
+int CMockCDNCrypto_rsa_sign(
+    const CMockCDNRSAKey *key, int sha256, const void *data, size_t data_length, void *signature,
+    size_t signature_capacity, size_t *signature_length) {
+    return pkey_sign(
+        key->pkey, key->is_private, sha256, data, data_length, signature, signature_capacity, signature_length);
+}
+
+int CMockCDNCrypto_rsa_verify(
+    const CMockCDNRSAKey *key, int sha256, const void *data, size_t data_length, const void *signature,
+    size_t signature_length) {
+    return pkey_verify(key->pkey, sha256, data, data_length, signature, signature_length);
+}
+
 void CMockCDNCrypto_rsa_free(CMockCDNRSAKey *key) {
+    if (key == NULL) return;
+    EVP_PKEY_free(key->pkey);
+    free(key);
+}
+
+// MARK: - ECDSA P-256
+
+/// Takes `pkey` (freed on failure) when it is an EC key on P-256: CloudFront's key groups take no other curve.
+/// libcrypto names the group of a key read with explicit curve parameters when they are a known curve's, so
+/// the name alone decides.
+static CMockCDNECKey *wrap_ec_key(EVP_PKEY *pkey, int is_private) {
+    if (pkey == NULL) return NULL;
+    char group[32] = {0};
+    size_t group_length = 0;
+    if (EVP_PKEY_get_base_id(pkey) != EVP_PKEY_EC
+        || EVP_PKEY_get_utf8_string_param(pkey, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof(group), &group_length) != 1
+        || strcmp(group, SN_X9_62_prime256v1) != 0) {
+        EVP_PKEY_free(pkey);
+        ERR_clear_error();
+        return NULL;
+    }
+    CMockCDNECKey *key = malloc(sizeof(CMockCDNECKey));
+    if (key == NULL) {
+        EVP_PKEY_free(pkey);
+        return NULL;
+    }
+    key->pkey = pkey;
+    key->is_private = is_private;
+    return key;
+}
+
+CMockCDNECKey *CMockCDNCrypto_ec_generate(void) {
+    return wrap_ec_key(EVP_EC_gen(SN_X9_62_prime256v1), 1);
+}
+
+CMockCDNECKey *CMockCDNCrypto_ec_private_from_pem(const void *pem, size_t length) {
+    BIO *bio = memory_bio(pem, length);
+    if (bio == NULL) return NULL;
+    // As for RSA: the empty passphrase callback refuses encrypted keys instead of prompting.
+    EVP_PKEY *pkey = PEM_read_bio_PrivateKey(bio, NULL, NULL, "");
+    BIO_free(bio);
+    ERR_clear_error();
+    return wrap_ec_key(pkey, 1);
+}
+
+CMockCDNECKey *CMockCDNCrypto_ec_public_from_pem(const void *pem, size_t length) {
+    EVP_PKEY *pkey = NULL;
+    OSSL_DECODER_CTX *decoder =
+        OSSL_DECODER_CTX_new_for_pkey(&pkey, "PEM", NULL, "EC", EVP_PKEY_PUBLIC_KEY, NULL, NULL);
+    if (decoder == NULL) return NULL;
+    const unsigned char *cursor = pem;
+    size_t remaining = length;
+    if (OSSL_DECODER_from_data(decoder, &cursor, &remaining) != 1) pkey = NULL;
+    OSSL_DECODER_CTX_free(decoder);
+    ERR_clear_error();
+    return wrap_ec_key(pkey, 0);
+}
+
+int CMockCDNCrypto_ec_is_private(const CMockCDNECKey *key) {
+    return key->is_private;
+}
+
+int CMockCDNCrypto_ec_to_pem(const CMockCDNECKey *key, int include_private, char **out, size_t *out_length) {
+    return pkey_to_pem(key->pkey, key->is_private, include_private, out, out_length);
+}
+
+int CMockCDNCrypto_ec_sign(
+    const CMockCDNECKey *key, int sha256, const void *data, size_t data_length, void *signature,
+    size_t signature_capacity, size_t *signature_length) {
+    return pkey_sign(
+        key->pkey, key->is_private, sha256, data, data_length, signature, signature_capacity, signature_length);
+}
+
+int CMockCDNCrypto_ec_verify(
+    const CMockCDNECKey *key, int sha256, const void *data, size_t data_length, const void *signature,
+    size_t signature_length) {
+    // libcrypto decodes the DER and re-encodes it, and refuses the signature unless both are the same bytes.
+    return pkey_verify(key->pkey, sha256, data, data_length, signature, signature_length);
+}
+
+void CMockCDNCrypto_ec_free(CMockCDNECKey *key) {
     if (key == NULL) return;
     EVP_PKEY_free(key->pkey);
     free(key);

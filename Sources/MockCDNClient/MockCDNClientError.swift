@@ -7,7 +7,7 @@ import Foundation
 /// breaking a caller's `switch`.
 public struct MockCDNClientError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Kind: Sendable, Equatable {
-        case notLoggedIn, invalidURL, network, invalidResponse, tooLarge, storageFull
+        case notLoggedIn, invalidURL, network, invalidResponse, tooLarge, storageFull, signingFailed
     }
 
     private let kind: Kind
@@ -36,6 +36,8 @@ public struct MockCDNClientError: Error, Sendable, Equatable, CustomStringConver
     /// The server has no room to keep the file now: 507 Insufficient Storage, on any upload route. Nothing was
     /// stored, and the same upload may succeed later, so an app can offer to retry rather than report a bug.
     public static let storageFull = MockCDNClientError(.storageFull, "server storage full")
+    /// The signing closure of a ``CloudFrontURLSigner`` threw; the detail names the error's type, never the key.
+    public static let signingFailed = MockCDNClientError(.signingFailed, "signing failed")
 
     static func notLoggedIn(_ detail: String) -> MockCDNClientError { .init(.notLoggedIn, detail) }
     static func invalidURL(_ detail: String) -> MockCDNClientError { .init(.invalidURL, detail) }
@@ -43,6 +45,7 @@ public struct MockCDNClientError: Error, Sendable, Equatable, CustomStringConver
     static func invalidResponse(_ detail: String) -> MockCDNClientError { .init(.invalidResponse, detail) }
     static func tooLarge(_ detail: String) -> MockCDNClientError { .init(.tooLarge, detail) }
     static func storageFull(_ detail: String) -> MockCDNClientError { .init(.storageFull, detail) }
+    static func signingFailed(_ detail: String) -> MockCDNClientError { .init(.signingFailed, detail) }
 
     /// Errors are equal when they are of the same kind, whatever the detail.
     ///

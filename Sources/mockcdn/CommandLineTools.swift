@@ -32,23 +32,49 @@ enum CommandLineTools {
         app.configuration.fileAccessToken(user: user, issuedAt: now, lifetime: lifetime)
     }
 
-    /// A CloudFront link signed with the app's active key: canned, or custom when `resource` (a glob) is
-    /// given.
+    /// The key pair `id` of `app`, or its active one, able to sign.
     ///
-    /// - Throws: `MockCDNError.invalidConfiguration` when the URL is not an absolute http(s) URL,
-    ///   `.invalidKeyMaterial` when the active key has no private half.
+    /// - Parameters:
+    ///   - id: a key pair id of the app (any status: a retired key's links show how they are refused), or nil
+    ///     for the active pair.
+    ///   - app: the app.
+    /// - Returns: a signer for that pair.
+    /// - Throws: `MockCDNError.invalidConfiguration` for an id the app does not have, or a pair whose private
+    ///   key the configuration does not hold.
+    static func signer(keyPairID id: String?, app: MediaApp) throws -> CloudFrontSigner {
+        guard let id else { return CloudFrontSigner(keyPair: app.activeKeyPair) }
+        guard let pair = app.keyPair(id: id) else {
+            throw MockCDNError.invalidConfiguration(
+                "app \(app.id) has no key pair \(id.prefix(64)); key pairs: "
+                    + app.keyPairs.map(\.id).joined(separator: ", ")
+            )
+        }
+        guard pair.key.isPrivate else {
+            throw MockCDNError.invalidConfiguration(
+                "key pair \(pair.id) of app \(app.id) has only a public key: it verifies, it cannot sign"
+            )
+        }
+        return CloudFrontSigner(keyPair: pair)
+    }
+
+    /// A CloudFront link signed with the app's active key (or the pair `keyPairID`): canned, or custom when
+    /// `resource` (a glob) is given. RSA or ECDSA, as the key is.
+    ///
+    /// - Throws: `MockCDNError.invalidConfiguration` when the URL is not an absolute http(s) URL or the key
+    ///   pair cannot sign, `.invalidKeyMaterial` when the active key has no private half.
     static func cloudFrontURL(
         _ url: String,
         app: MediaApp,
         expires: Int64,
         resource: String?,
-        sha256: Bool
+        sha256: Bool,
+        keyPairID: String? = nil
     ) throws -> String {
         guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased()),
             components.host?.isEmpty == false
         else { throw MockCDNError.invalidConfiguration("\(url.prefix(200)) is not an absolute http(s) URL") }
-        let signer = CloudFrontSigner(keyPair: app.activeKeyPair)
-        let hash: RSAKey.Hash = sha256 ? .sha256 : .sha1
+        let signer = try self.signer(keyPairID: keyPairID, app: app)
+        let hash: SignatureHash = sha256 ? .sha256 : .sha1
         guard let resource else { return try signer.cannedURL(url, expires: expires, hash: hash) }
         return try signer.customURL(
             url,
@@ -59,16 +85,18 @@ enum CommandLineTools {
 
     /// `Set-Cookie` lines of CloudFront signed cookies for `url`: with a `*` in it (or `custom`), a custom
     /// policy whose resource is `url`; without, a canned policy for exactly that URL. Each cookie's `Path` is
-    /// the URL's path up to its last `/` before any `*`, so the browser sends them for what they cover.
+    /// the URL's path up to its last `/` before any `*`, so the browser sends them for what they cover. Signed
+    /// by the active key, or the pair `keyPairID`.
     ///
-    /// - Throws: `MockCDNError.invalidConfiguration` when the URL is not an absolute http(s) URL,
-    ///   `.invalidKeyMaterial` when the active key has no private half.
+    /// - Throws: `MockCDNError.invalidConfiguration` when the URL is not an absolute http(s) URL or the key
+    ///   pair cannot sign, `.invalidKeyMaterial` when the active key has no private half.
     static func cloudFrontCookies(
         _ url: String,
         app: MediaApp,
         expires: Int64,
         custom: Bool,
-        sha256: Bool
+        sha256: Bool,
+        keyPairID: String? = nil
     ) throws
         -> [String]
     {
@@ -77,8 +105,8 @@ enum CommandLineTools {
             ["http", "https"].contains(components.scheme?.lowercased()),
             components.host?.isEmpty == false
         else { throw MockCDNError.invalidConfiguration("\(url.prefix(200)) is not an absolute http(s) URL") }
-        let signer = CloudFrontSigner(keyPair: app.activeKeyPair)
-        let hash: RSAKey.Hash = sha256 ? .sha256 : .sha1
+        let signer = try self.signer(keyPairID: keyPairID, app: app)
+        let hash: SignatureHash = sha256 ? .sha256 : .sha1
         let cookies =
             custom || url.contains("*")
             ? try signer.cookies(policy: CloudFrontPolicy(resource: url, dateLessThan: expires), hash: hash)
@@ -141,7 +169,7 @@ enum CommandLineTools {
         return (media.scheme, media.authority, "/" + key.rawValue)
     }
 
-    /// The app's key pairs: id, status and public key PEM; with `directory`, each pair's PEM files are
+    /// The app's key pairs: id, status, algorithm and public key PEM; with `directory`, each pair's PEM files are
     /// written there too (`{id}.public.pem`, and `{id}.private.pem` where the private half is known).
     ///
     /// - Returns: what to print.
@@ -150,7 +178,7 @@ enum CommandLineTools {
         var lines: [String] = []
         for pair in app.keyPairs {
             let publicPEM = try pair.key.publicKeyPEM
-            lines.append("\(pair.id) \(pair.status.rawValue)")
+            lines.append("\(pair.id) \(pair.status.rawValue) \(pair.key.algorithm)")
             lines.append(publicPEM.trimmingCharacters(in: .whitespacesAndNewlines))
             guard let directory else { continue }
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -13,6 +13,7 @@ struct Sign: AsyncParsableCommand {
               mockcdn sign cloudfront http://127.0.0.1:8080/demo/fixtures/sample.jpg
               mockcdn sign cloudfront http://127.0.0.1:8080/demo/fixtures/sample.jpg --resource 'http://127.0.0.1:8080/demo/*'
               mockcdn sign cookies 'http://127.0.0.1:8080/demo/*' --ttl 3600
+              mockcdn sign cloudfront http://127.0.0.1:8080/acme/x.jpg --app acme --config mockcdn.yaml --key-pair-id KACMEEC0000001
               mockcdn sign presign http://127.0.0.1:8080/demo/fixtures/sample.mp4 --ttl 300
               mockcdn sign presign http://127.0.0.1:8080/demo/fixtures/sample.mp4 --sigv2 --ttl 3600
             """
@@ -44,8 +45,17 @@ struct Sign: AsyncParsableCommand {
     @Flag(help: "Cookies: a custom policy for the URL even without a `*` (a canned one otherwise).")
     var custom = false
 
-    @Flag(help: "CloudFront and cookies: RSA-SHA256 (adds Hash-Algorithm=SHA256) instead of SHA-1.")
+    @Flag(help: "CloudFront and cookies: sign over SHA-256 (adds Hash-Algorithm=SHA256) instead of SHA-1.")
     var sha256 = false
+
+    @Option(
+        name: .customLong("key-pair-id"),
+        help: ArgumentHelp(
+            "CloudFront and cookies: sign with this key pair of the app (it must hold a private key) instead of "
+                + "the active one. RSA or ECDSA P-256, as the key is."
+        )
+    )
+    var keyPairID: String?
 
     @Flag(help: "Presign: Signature Version 2 (AWSAccessKeyId, Expires, Signature), as boto3 and awscli v1 do.")
     var sigv2 = false
@@ -57,8 +67,8 @@ struct Sign: AsyncParsableCommand {
             throw ValidationError("--ttl must be 1...315360000 seconds (ten years)")
         }
         if self.url.contains("#") { throw ValidationError("the URL must not have a #fragment (it is never sent)") }
-        if self.kind == .presign, self.resource != nil || self.sha256 {
-            throw ValidationError("--resource and --sha256 apply to cloudfront only")
+        if self.kind == .presign, self.resource != nil || self.sha256 || self.keyPairID != nil {
+            throw ValidationError("--resource, --sha256 and --key-pair-id apply to cloudfront only")
         }
         if self.kind != .presign, self.sigv2 {
             throw ValidationError("--sigv2 applies to presign only")
@@ -81,7 +91,8 @@ struct Sign: AsyncParsableCommand {
                         app: app,
                         expires: now + (self.ttl ?? app.configuration.linkTTL),
                         resource: self.resource,
-                        sha256: self.sha256
+                        sha256: self.sha256,
+                        keyPairID: self.keyPairID
                     )
                 )
             case .cookies:
@@ -90,7 +101,8 @@ struct Sign: AsyncParsableCommand {
                     app: app,
                     expires: now + (self.ttl ?? app.configuration.linkTTL),
                     custom: self.custom,
-                    sha256: self.sha256
+                    sha256: self.sha256,
+                    keyPairID: self.keyPairID
                 )
                 print(lines.joined(separator: "\n"))
             case .presign where self.sigv2:

@@ -7,8 +7,8 @@ import Testing
 struct RSAKeyTests {
     static let message = Array(#"{"Statement":[{"Resource":"https://cdn/demo/*"}]}"#.utf8)
 
-    @Test("a signature made by the openssl CLI verifies in Swift", arguments: [RSAKey.Hash.sha1, .sha256])
-    func opensslSignsSwiftVerifies(hash: RSAKey.Hash) throws {
+    @Test("a signature made by the openssl CLI verifies in Swift", arguments: [SignatureHash.sha1, .sha256])
+    func opensslSignsSwiftVerifies(hash: SignatureHash) throws {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data(Self.message).write(to: folder.appendingPathComponent("message"))
@@ -42,8 +42,8 @@ struct RSAKeyTests {
         #expect(try privateKey.signature(for: Self.message, hash: hash) == signature)
     }
 
-    @Test("a signature made in Swift verifies with the openssl CLI", arguments: [RSAKey.Hash.sha1, .sha256])
-    func swiftSignsOpensslVerifies(hash: RSAKey.Hash) throws {
+    @Test("a signature made in Swift verifies with the openssl CLI", arguments: [SignatureHash.sha1, .sha256])
+    func swiftSignsOpensslVerifies(hash: SignatureHash) throws {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let key = try RSAKey.generate(bits: 2048)

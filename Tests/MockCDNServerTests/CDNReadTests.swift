@@ -124,11 +124,11 @@ struct CDNReadTests {
             let unsigned = String(signed.prefix { $0 != "?" })
 
             let accepted = CloudFrontSigner(
-                keyPair: .init(id: "KACCEPTED00001", key: Self.rotated.accepted, status: .accepted)
+                keyPair: .init(id: "KACCEPTED00001", key: .rsa(Self.rotated.accepted), status: .accepted)
             )
             #expect(try await HTTP.get(try accepted.cannedURL(unsigned, expires: far)).status == 200)
             let retired = CloudFrontSigner(
-                keyPair: .init(id: "KRETIRED00001", key: Self.rotated.retired, status: .retired)
+                keyPair: .init(id: "KRETIRED00001", key: .rsa(Self.rotated.retired), status: .retired)
             )
             let refused = try await HTTP.get(try retired.cannedURL(unsigned, expires: far))
             #expect(refused.status == 403)

@@ -146,7 +146,7 @@ struct HelperCommandTests {
     @Test("keys prints the demo key pair and exports PEM files")
     func keys() throws {
         let printed = try Self.run(["keys"])
-        #expect(printed.hasPrefix("K2JCJMDEHXQW5F active\n-----BEGIN PUBLIC KEY-----"))
+        #expect(printed.hasPrefix("K2JCJMDEHXQW5F active RSA\n-----BEGIN PUBLIC KEY-----"))
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-keys-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         _ = try Self.run(["keys", "--export", folder.path])

@@ -26,6 +26,8 @@ typedef struct CMockCDNSHA1 CMockCDNSHA1;
 typedef struct CMockCDNMD5 CMockCDNMD5;
 /// An RSA key, private (can sign and verify) or public (can verify).
 typedef struct CMockCDNRSAKey CMockCDNRSAKey;
+/// An ECDSA key on P-256 (prime256v1), private (can sign and verify) or public (can verify).
+typedef struct CMockCDNECKey CMockCDNECKey;
 
 // MARK: - Digests and MACs
 // Message and key pointers may be NULL when their length is 0.
@@ -121,6 +123,37 @@ int CMockCDNCrypto_rsa_verify(
     const CMockCDNRSAKey *key, int sha256, const void *_Nullable data, size_t data_length, const void *signature,
     size_t signature_length);
 void CMockCDNCrypto_rsa_free(CMockCDNRSAKey *_Nullable key);
+
+// MARK: - ECDSA P-256
+// CloudFront's other key type. Signatures are DER (ECDSA-Sig-Value, a SEQUENCE of the INTEGERs r and s), as
+// `openssl dgst -sign` writes them and CloudFront reads them; a P-256 one is at most 72 bytes.
+
+#define CMOCKCDN_ECDSA_P256_MAX_SIGNATURE 72
+
+/// Generates a fresh P-256 key.
+CMockCDNECKey *_Nullable CMockCDNCrypto_ec_generate(void);
+/// Reads a PEM private key (SEC1 "EC PRIVATE KEY" or PKCS#8 "PRIVATE KEY"); NULL for any curve but P-256, for
+/// an encrypted key, and for any other key type.
+CMockCDNECKey *_Nullable CMockCDNCrypto_ec_private_from_pem(const void *pem, size_t length);
+/// Reads a PEM public key (SubjectPublicKeyInfo "PUBLIC KEY"); NULL for any curve but P-256.
+CMockCDNECKey *_Nullable CMockCDNCrypto_ec_public_from_pem(const void *pem, size_t length);
+/// 1 when the key holds a private part.
+int CMockCDNCrypto_ec_is_private(const CMockCDNECKey *key);
+/// Writes PEM text (PKCS#8 private or SubjectPublicKeyInfo public) into a buffer the caller frees with
+/// CMockCDNCrypto_free.
+int CMockCDNCrypto_ec_to_pem(
+    const CMockCDNECKey *key, int include_private, char *_Nullable *_Nonnull out, size_t *out_length);
+/// ECDSA over SHA-1 (`sha256` 0) or SHA-256 (`sha256` 1), DER-encoded. `signature` must hold
+/// CMOCKCDN_ECDSA_P256_MAX_SIGNATURE bytes; `signature_length` gets the length written.
+int CMockCDNCrypto_ec_sign(
+    const CMockCDNECKey *key, int sha256, const void *_Nullable data, size_t data_length, void *signature,
+    size_t signature_capacity, size_t *signature_length);
+/// 1 when `signature` is a valid DER-encoded ECDSA signature of `data`, 0 otherwise (also for a BER or
+/// otherwise non-canonical encoding of a valid one, and for trailing bytes).
+int CMockCDNCrypto_ec_verify(
+    const CMockCDNECKey *key, int sha256, const void *_Nullable data, size_t data_length, const void *signature,
+    size_t signature_length);
+void CMockCDNCrypto_ec_free(CMockCDNECKey *_Nullable key);
 
 void CMockCDNCrypto_free(void *_Nullable pointer);
 

@@ -40,23 +40,34 @@ public final class MediaApp: Sendable {
     /// signs verify on the server without a shared file or a request.
     ///
     /// - Parameter configuration: the app.
-    /// - Throws: `MockCDNError.invalidKeyMaterial` for unreadable PEM or no active private key.
+    /// - Throws: `MockCDNError.invalidKeyMaterial` for PEM that holds no RSA or ECDSA P-256 key, naming the
+    ///   app and the pair, or no active private key.
     public init(_ configuration: AppConfiguration) throws {
         var pairs: [CloudFrontKeyPair] = []
         for pair in configuration.keyPairs {
-            let key: RSAKey
-            if let pem = pair.privateKeyPEM {
-                key = try RSAKey(privateKeyPEM: pem)
-            } else if let pem = pair.publicKeyPEM {
-                key = try RSAKey(publicKeyPEM: pem)
-            } else {
-                key = try Self.derivedKey(configuration, id: pair.id)
+            let key: CloudFrontKey
+            do {
+                if let pem = pair.privateKeyPEM {
+                    key = try CloudFrontKey(privateKeyPEM: pem)
+                } else if let pem = pair.publicKeyPEM {
+                    key = try CloudFrontKey(publicKeyPEM: pem)
+                } else {
+                    key = .rsa(try Self.derivedKey(configuration, id: pair.id))
+                }
+            } catch let error as MockCDNError where error == .invalidKeyMaterial {
+                // The reason names the app and pair, never the PEM text (it may be a private key).
+                throw MockCDNError.invalidKeyMaterial(
+                    "app \(configuration.appID): key \(pair.id): \(error.detail) "
+                        + "(CloudFront takes RSA-2048 and ECDSA P-256 keys)"
+                )
             }
             pairs.append(CloudFrontKeyPair(id: pair.id, key: key, status: pair.status))
         }
         if pairs.isEmpty {
             let id = Self.derivedKeyID(configuration)
-            pairs.append(CloudFrontKeyPair(id: id, key: try Self.derivedKey(configuration, id: id), status: .active))
+            pairs.append(
+                CloudFrontKeyPair(id: id, key: .rsa(try Self.derivedKey(configuration, id: id)), status: .active)
+            )
         }
         let active = pairs.filter { $0.status == .active }
         guard active.count == 1, active[0].key.isPrivate else {

@@ -2,12 +2,6 @@ import CMockCDNCrypto
 
 /// An RSA key for CloudFront-style signatures: private (signs and verifies) or public (verifies).
 public final class RSAKey: Sendable {
-    /// The hash under an RSASSA-PKCS1-v1_5 signature.
-    public enum Hash: Sendable {
-        case sha1
-        case sha256
-    }
-
     // EVP_PKEY is safe for concurrent sign and verify once built; nothing mutates it after init.
     private nonisolated(unsafe) let key: OpaquePointer
 
@@ -91,7 +85,7 @@ public final class RSAKey: Sendable {
     ///   - hash: SHA-1 (CloudFront's default) or SHA-256.
     /// - Returns: the signature, `bits / 8` bytes.
     /// - Throws: `MockCDNError.invalidKeyMaterial` for a public key, `cryptoFailure` if libcrypto fails.
-    public func signature(for message: some ContiguousBytesView, hash: Hash) throws -> [UInt8] {
+    public func signature(for message: some ContiguousBytesView, hash: SignatureHash) throws -> [UInt8] {
         guard self.isPrivate else { throw MockCDNError.invalidKeyMaterial }
         let capacity = (self.bits + 7) / 8
         var written = 0
@@ -123,7 +117,7 @@ public final class RSAKey: Sendable {
     public func isValidSignature(
         _ signature: some ContiguousBytesView,
         for message: some ContiguousBytesView,
-        hash: Hash
+        hash: SignatureHash
     ) -> Bool {
         signature.withBytes { signatureBytes in
             message.withBytes { bytes in

@@ -12,13 +12,14 @@ public struct CloudFrontKeyPair: Sendable {
 
     /// The id links carry as `Key-Pair-Id`, e.g. `K2JCJMDEHXQW5F`.
     public let id: String
-    public let key: RSAKey
+    /// RSA or ECDSA P-256.
+    public let key: CloudFrontKey
     public var status: Status
 
     /// Whether links it signed still verify: an active or accepted key does, a retired one does not.
     public var verifies: Bool { self.status != .retired }
 
-    public init(id: String, key: RSAKey, status: Status) {
+    public init(id: String, key: CloudFrontKey, status: Status) {
         self.id = id
         self.key = key
         self.status = status

@@ -1,4 +1,4 @@
-/// Signs URLs the way CloudFront (and botocore's CloudFrontSigner) does.
+/// Signs URLs the way CloudFront (and botocore's CloudFrontSigner) does, with an RSA or ECDSA P-256 key.
 public struct CloudFrontSigner: Sendable {
     public let keyPair: CloudFrontKeyPair
 
@@ -14,7 +14,7 @@ public struct CloudFrontSigner: Sendable {
     ///   - hash: SHA-1 (CloudFront's default) or SHA-256 (adds `Hash-Algorithm=SHA256`).
     /// - Returns: the signed URL.
     /// - Throws: `MockCDNError.invalidKeyMaterial` when the key pair holds no private key.
-    public func cannedURL(_ url: String, expires: Int64, hash: RSAKey.Hash = .sha1) throws -> String {
+    public func cannedURL(_ url: String, expires: Int64, hash: SignatureHash = .sha1) throws -> String {
         let policy = CloudFrontPolicy.cannedJSON(resource: url, expires: String(expires))
         let signature = Base64.encode(try self.keyPair.key.signature(for: policy, hash: hash), .cloudFront)
         return url + (url.contains("?") ? "&" : "?") + "Expires=\(expires)" + self.tail(signature, hash)
@@ -28,12 +28,15 @@ public struct CloudFrontSigner: Sendable {
     ///   - hash: SHA-1 or SHA-256.
     /// - Returns: the signed URL.
     /// - Throws: `MockCDNError.invalidKeyMaterial` when the key pair holds no private key.
-    public func customURL(_ url: String, policy: CloudFrontPolicy, hash: RSAKey.Hash = .sha1) throws -> String {
+    public func customURL(_ url: String, policy: CloudFrontPolicy, hash: SignatureHash = .sha1) throws -> String {
         let json = policy.json
         let signature = Base64.encode(try self.keyPair.key.signature(for: json, hash: hash), .cloudFront)
         return url + (url.contains("?") ? "&" : "?") + "Policy=\(Base64.encode(json, .cloudFront))"
             + self.tail(signature, hash)
     }
+
+    /// The parameters of an image's original size on Stream's links: read by clients, no part of the answer.
+    public static let originalSizeParameters: Set<String> = ["oh", "ow"]
 
     /// A link in the shape Stream's CDN issues: `url?Key-Pair-Id&Policy&Signature`, then for an image
     /// `&oh=H&ow=W`, the original size. The custom policy's resource is the URL with wildcards (`url*`, or
@@ -46,9 +49,6 @@ public struct CloudFrontSigner: Sendable {
     ///   - originalSize: an image's width and height; nil for other files.
     /// - Returns: the signed URL.
     /// - Throws: `MockCDNError.invalidKeyMaterial` when the key pair holds no private key.
-    /// The parameters of an image's original size on Stream's links: read by clients, no part of the answer.
-    public static let originalSizeParameters: Set<String> = ["oh", "ow"]
-
     public func streamURL(_ url: String, expires: Int64, originalSize: (width: Int, height: Int)?) throws -> String {
         let resource = originalSize.map { url + "?*oh=\($0.height)*ow=\($0.width)*" } ?? url + "*"
         let json = CloudFrontPolicy(resource: resource, dateLessThan: expires).json
@@ -74,7 +74,7 @@ public struct CloudFrontSigner: Sendable {
         policy: CloudFrontPolicy?,
         resource: String = "",
         expires: Int64 = 0,
-        hash: RSAKey.Hash = .sha1
+        hash: SignatureHash = .sha1
     ) throws -> [(name: String, value: String)] {
         let json = policy?.json ?? CloudFrontPolicy.cannedJSON(resource: resource, expires: String(expires))
         let signature = Base64.encode(try self.keyPair.key.signature(for: json, hash: hash), .cloudFront)
@@ -88,7 +88,7 @@ public struct CloudFrontSigner: Sendable {
         return cookies.map { (name: $0.0, value: $0.1) }
     }
 
-    private func tail(_ signature: String, _ hash: RSAKey.Hash) -> String {
+    private func tail(_ signature: String, _ hash: SignatureHash) -> String {
         "&Signature=\(signature)&Key-Pair-Id=\(self.keyPair.id)" + (hash == .sha256 ? "&Hash-Algorithm=SHA256" : "")
     }
 }

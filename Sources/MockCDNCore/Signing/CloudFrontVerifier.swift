@@ -20,7 +20,7 @@ public enum CloudFrontVerifier {
         keyPair: (String) -> CloudFrontKeyPair?
     ) throws(AccessDenied) -> Validity {
         guard !credential.signature.isEmpty, !credential.keyPairID.isEmpty else { throw .missingKeyPair }
-        let hash: RSAKey.Hash
+        let hash: SignatureHash
         switch credential.hashAlgorithm {
         case nil, "SHA1": hash = .sha1
         case "SHA256": hash = .sha256

@@ -9,6 +9,8 @@ struct KeysController {
         struct Key: Encodable {
             let id: String
             let status: String
+            /// `RSA` or `ECDSA-P256`: how the key's signatures are checked (the PEM says it too).
+            let algorithm: String
             let publicKey: String
         }
 
@@ -25,7 +27,12 @@ struct KeysController {
             return KeysResponse(
                 appID: app.id,
                 keys: try app.keyPairs.map {
-                    .init(id: $0.id, status: $0.status.rawValue, publicKey: try $0.key.publicKeyPEM)
+                    .init(
+                        id: $0.id,
+                        status: $0.status.rawValue,
+                        algorithm: $0.key.algorithm,
+                        publicKey: try $0.key.publicKeyPEM
+                    )
                 }
             )
         }
