@@ -6,9 +6,10 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1 connection (`HTTP1Channel`), with a codec that stays on HTTP/1.1 after a request
-/// that asked to switch protocols (`UpgradeDecliner`). Everything else is `HTTP1Channel.setup` as Hummingbird
-/// 2.28 builds it: the same decoder limits, the additional handlers after the codec, the connection state
-/// handler with the idle timeout, and `handleHTTP`, which runs the responder.
+/// that asked to switch protocols (`UpgradeDecliner`), and a note of what an absolute-form target names
+/// (`RequestTargetNote`). Everything else is `HTTP1Channel.setup` as Hummingbird 2.28 builds it: the same
+/// decoder limits, the additional handlers after the codec, the connection state handler with the idle
+/// timeout, and `handleHTTP`, which runs the responder.
 ///
 /// Hummingbird builds its codec with NIO's defaults, whose decoder drops the bytes it holds when it is
 /// removed; replacing a stopped decoder needs one that hands them on, which only a codec configured with
@@ -35,6 +36,7 @@ struct PlainHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 withDecoderLimitConfiguration: limits
             )
             try pipeline.addHandler(UpgradeDecliner(limits: limits))
+            try pipeline.addHandler(RequestTargetNote())
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try pipeline.addHandlers(self.configuration.additionalChannelHandlers())
             try pipeline.addHandler(
