@@ -224,8 +224,10 @@ let package = Package(
                 "MockCDNTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                // Request heads as NIO's decoder makes them, for UpgradeDecliner's reading of a switch.
+                // Request heads as NIO's decoder makes them, and a pipeline without a socket (EmbeddedChannel),
+                // for UpgradeDecliner.
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings

@@ -10,8 +10,8 @@ import Testing
 /// A request that offers to switch protocols (Java's `HttpClient` offering `h2c`, a websocket handshake) is
 /// answered as plain HTTP/1.1, and the connection goes on answering the requests after it, pipelined or not,
 /// on a control route, a read through the router and a fast read. Before `UpgradeDecliner`, NIO's decoder
-/// stopped after such a request and the next one waited for the idle timeout: each test here then fails with
-/// "no answer 2 within 30 s".
+/// stopped after such a request and the next one waited for the idle timeout: each end-to-end test here then
+/// fails with "no answer 2 within 30 s".
 @Suite("Protocol upgrades")
 struct UpgradeRequestTests {
     /// What a client offers to switch to, in the headers its library sends.
