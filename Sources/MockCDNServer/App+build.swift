@@ -45,8 +45,9 @@ public func buildApplication(
     // parser refuses is journaled by FramingErrorJournal; an answer that says `Connection: close` closes
     // the connection once written (CloseAfterResponseHandler). With fast reads, the connection state handler
     // that keeps the idle timeout goes in front of FastReadHandler, so it sees the requests answered there
-    // too (Hummingbird's own, behind it, is then given none).
-    let http = HTTPServerBuilder.http1(
+    // too (Hummingbird's own, behind it, is then given none). Each connection is PlainHTTP1Channel: Hummingbird's
+    // HTTP/1 pipeline, kept on HTTP/1.1 after a request that offers `Upgrade` (UpgradeDecliner).
+    let http = HTTPServerBuilder.plainHTTP1(
         configuration: .init(
             additionalChannelHandlers: [
                 FramingErrorJournal(journal: services.journal, clock: services.clock), CloseAfterResponseHandler(),

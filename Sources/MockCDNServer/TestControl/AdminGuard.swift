@@ -12,8 +12,12 @@ import MockCDNCore
 ///   which is another port of `localhost` too). Only a top-level navigation (a GET a person follows to the
 ///   console) passes from elsewhere. The control routes send no CORS headers either, so a page cannot read
 ///   their answers; and the `Host` must be one a DNS rebinding attack cannot produce: an IP literal,
-///   `localhost`, the bound host or the public URL's host. Clients that are not browsers (curl, the CLI, the
-///   helpers) send neither header, so any request of theirs passes, with a body or without one.
+///   `localhost` or a `*.localhost` name, the bound host or the public URL's host. `AuthorityCheck`, in
+///   front, has already refused a `Host` that is not `host[:port]`, a second `Host`, and an absolute-form
+///   target naming another host than the `Host`; here a request without `Host` is refused (400), and so is
+///   an absolute-form target naming a host the control routes do not answer on (400: MockCDN is no proxy).
+///   Clients that are not browsers (curl, the CLI, the helpers) send neither header, so any request of
+///   theirs passes, with a body or without one.
 ///
 /// A loopback bind gets no generated token: every local process can already reach the port, a token it
 /// could read from a file would stop none of them, and the checks above are what stop a web page.
@@ -61,9 +65,13 @@ struct AdminGuard: RouterMiddleware {
             )
         }
         if !authorised {
-            guard self.accepts(host: request.head.authority) else {
+            guard let host = request.head.authority.flatMap({ HostAuthority($0) }) else {
+                throw HTTPError(.badRequest, message: "the test-control API needs a Host header")
+            }
+            guard self.accepts(host) else {
+                // An absolute-form target asks for another host's resource, as of a proxy, which MockCDN is not.
                 throw HTTPError(
-                    .forbidden,
+                    request.headers[.requestTarget] == nil ? .forbidden : .badRequest,
                     message: "the test-control API answers only on an IP address, localhost, the bound host or "
                         + "the public URL's host (a DNS rebinding guard); or send the admin token"
                 )
@@ -100,12 +108,22 @@ struct AdminGuard: RouterMiddleware {
         return nil
     }
 
-    /// Whether a `Host` value names this server in a way DNS rebinding cannot fake.
-    func accepts(host value: String?) -> Bool {
-        guard let value, !value.isEmpty else { return false }
-        let name = Self.hostName(value)
-        if name == "localhost" || name.hasSuffix(".localhost") || self.hostNames.contains(name) { return true }
-        return Self.isIPLiteral(name)
+    /// Whether a well-formed `Host` names this server in a way DNS rebinding cannot fake: an IP literal (a
+    /// page cannot be served from one and reach another address), `localhost` and the `*.localhost` names
+    /// (which browsers keep on loopback; virtual-hosted buckets use them), the bound host or the public URL's
+    /// host. A name must be a DNS name, so no reg-name only the URI grammar allows ends in `.localhost`.
+    ///
+    /// - Parameters:
+    ///   - authority: the request's `Host`, read as `host[:port]`.
+    /// - Returns: true when the control routes answer on it.
+    func accepts(_ authority: HostAuthority) -> Bool {
+        switch authority.host {
+        case .ipv4, .ipv6:
+            return true
+        case .name(let name):
+            return authority.isDNSName
+                && (name == "localhost" || name.hasSuffix(".localhost") || self.hostNames.contains(name))
+        }
     }
 
     /// The host of a `Host` value or bind address, lower-cased, without port or IPv6 brackets.
@@ -123,13 +141,6 @@ struct AdminGuard: RouterMiddleware {
         guard let start = url.range(of: "://")?.upperBound else { return nil }
         let authority = url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         return hostName(String(authority))
-    }
-
-    /// IPv4 dotted quads and IPv6 literals (which hold a colon once the brackets are gone).
-    static func isIPLiteral(_ name: String) -> Bool {
-        if name.contains(":") { return name.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." } }
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in UInt8(part) != nil && part.allSatisfy(\.isNumber) }
     }
 }
 

@@ -47,8 +47,11 @@ struct TestControl {
 
     /// The control routes, in the control routes' envelope; all but health behind the admin guard.
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
+        // Every control route, health included, answers only a request that names one well-formed host.
         let control = router.group(RouterPath(Self.prefix)).add(middleware: ErrorEnvelopeMiddleware<HTTPError>())
-        // Health stays open on every address: container health checks carry no token.
+            .add(middleware: AuthorityCheck())
+        // Health stays open on every address and name: container health checks carry no token, and use the
+        // container's or the service's name.
         HealthController(store: self.backingStore, instance: self.instance).addRoutes(to: control)
         _ = control.add(middleware: AdminGuard(configuration: self.configuration))
         let root = router.group().add(middleware: ErrorEnvelopeMiddleware<HTTPError>())
