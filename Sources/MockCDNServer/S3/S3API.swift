@@ -24,7 +24,7 @@ struct S3API {
     static let readCheck = S3HeaderReadCheck()
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
-        let group = router.group().add(middleware: ErrorEnvelopeMiddleware<S3Error>())
+        let group = router.group().add(middleware: AmzRequestID()).add(middleware: ErrorEnvelopeMiddleware<S3Error>())
         BucketController(
             apps: self.apps,
             store: self.store,

@@ -50,6 +50,18 @@ extension S3XML {
     mutating func characters(_ value: String) {
         self.text += XMLText.escaped(value)
     }
+
+    /// The app as the owner S3 names in its listings (ListObjects' `Contents`, ListParts, ListMultipartUploads):
+    /// `<Owner><ID>{app}</ID><DisplayName>{app}</DisplayName></Owner>`. S3 writes the account's canonical id and
+    /// display name; an app is MockCDN's account, so its id stands for both.
+    ///
+    /// - Parameter app: the bucket's app.
+    mutating func owner(_ app: MediaApp) {
+        self.element("Owner") { xml in
+            xml.element("ID", app.id)
+            xml.element("DisplayName", app.id)
+        }
+    }
 }
 
 extension S3XML {
