@@ -11,13 +11,13 @@ import NIOCore
 ///
 /// Nothing here decides a rule of its own: the answer is `CDNController.original`'s, the credential is
 /// judged by the route's `MediaReadAuthorizer` (the verified-credential cache, or the full check), the headers
-/// every answer gets are `BrowserPolicyMiddleware.allowRead`'s, and the answer is journaled by
-/// `JournalMiddleware.record(answered:)` and counted as `MetricsMiddleware` counts it. What is decided here
-/// is only which requests those functions alone answer exactly as the router's stack would: a GET or HEAD
-/// without a body, `Expect` or `Connection`, on a path-style media path of a known app, whose query holds
-/// nothing but credentials (and a transform whose variant the cache holds in memory), of an object the store
-/// holds in memory, with no fault rule installed, and with a credential that holds. Anything else, a refusal
-/// included, is the router's.
+/// every answer gets are `AmzRequestID.mark`'s and `BrowserPolicyMiddleware.allowRead`'s, and the answer is
+/// journaled by `JournalMiddleware.record(answered:)` and counted as `MetricsMiddleware` counts it. What is
+/// decided here is only which requests those functions alone answer exactly as the router's stack would: a
+/// GET or HEAD without a body, `Expect` or `Connection`, on a path-style media path of a known app, whose query
+/// holds nothing but credentials (and a transform whose variant the cache holds in memory), of an object the
+/// store holds in memory, with no fault rule installed, and with a credential that holds. Anything else, a
+/// refusal included, is the router's.
 struct FastReads: Sendable {
     let apps: AppRegistry
     let store: any ObjectStore
@@ -144,7 +144,10 @@ struct FastReads: Sendable {
             )
         }
         guard var response = answer else { return nil }
-        var context = AppRequestContext(source: .init(channel: channel, logger: self.logger))
+        // The request's id, as Hummingbird gives one to each request it reads: S3's identifiers name it.
+        var logger = self.logger
+        logger[metadataKey: "hb.request.id"] = .stringConvertible(RequestID())
+        var context = AppRequestContext(source: .init(channel: channel, logger: logger))
         context.query = query
         guard
             let credential = try? self.authorizer.authorize(
@@ -169,6 +172,7 @@ struct FastReads: Sendable {
         )
         self.metrics.request(route: MediaReads.route, method: head.method.rawValue, status: Int(response.status.code))
         self.metrics.fastRead()
+        AmzRequestID.mark(&response.headers, id: context.id)
         self.browser.allowRead(&response.headers, for: request)
         response.headers[.date] = date()
         response.headers[.server] = self.serverName

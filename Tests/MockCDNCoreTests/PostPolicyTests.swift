@@ -268,6 +268,44 @@ struct PostPolicyTests {
         try Self.verify(Self.awsFields + [("x-ignore-flash", "1"), ("file", "ignored")])
     }
 
+    @Test("checksum fields need no condition (the file is checked against them), but one that names them holds")
+    func checksumFields() throws {
+        let checksums: Fields = [
+            ("x-amz-checksum-algorithm", "CRC32"), ("X-Amz-Checksum-CRC32", "AAAAAA=="),
+            ("x-amz-checksum-sha256", "sailorjerry"),
+        ]
+        try Self.verifyDemo(Self.signedForm(policyJSON: Self.demoPolicy(""), extra: checksums))
+        let named = Self.demoPolicy(#"["eq", "$x-amz-checksum-algorithm", "SHA256"]"#)
+        let refused = Self.refusal { () throws(PostPolicyRefusal) in
+            try Self.verifyDemo(Self.signedForm(policyJSON: named, extra: checksums))
+        }
+        #expect(refused == .conditionFailed(#"["eq", "$x-amz-checksum-algorithm", "SHA256"]"#))
+    }
+
+    @Test("S3's own escapes in a policy's strings, beside JSON's: \\$ is a dollar sign, \\v a vertical tab")
+    func policyEscapes() throws {
+        let policy = Self.demoPolicy(#"["starts-with", "$key", "attachments/\$"], {"x-amz-meta-note": "a\vb\u0024"}"#)
+        let form = Self.signedForm(
+            policyJSON: policy,
+            key: "attachments/$photo.png",
+            extra: [("x-amz-meta-note", "a\u{0B}b$")]
+        )
+        let read = try Self.verifyDemo(form)
+        #expect(read.conditions.contains(.startsWith(name: "$key", prefix: "attachments/$")))
+        #expect(read.conditions.contains(.equals(name: "$x-amz-meta-note", value: "a\u{0B}b$")))
+        // The escape is the dollar sign itself: a key without it fails the condition.
+        let refused = Self.refusal { () throws(PostPolicyRefusal) in
+            try Self.verifyDemo(
+                Self.signedForm(
+                    policyJSON: policy,
+                    key: "attachments/photo.png",
+                    extra: [("x-amz-meta-note", "a\u{0B}b$")]
+                )
+            )
+        }
+        #expect(refused == .conditionFailed(#"["starts-with", "$key", "attachments/$"]"#))
+    }
+
     @Test("a Content-Type with commas is a list under starts-with, each item tested")
     func contentTypeList() throws {
         let json = Self.demoPolicy(#"["starts-with", "$Content-Type", "image/"]"#)
@@ -547,8 +585,8 @@ struct PostPolicyTests {
         (expiring(#"["between", "$key", "a"]"#), "Invalid Condition: unknown operation 'between'."),
         (expiring(#"["eq", "$key", 1]"#), "Invalid JSON."),
         (expiring(#"["starts-with", "$key"]"#), "Invalid starts-with: wrong number of arguments."),
-        // AWS's page lists `\$` as an escape; it is not JSON, and S3's reading of it is not recorded.
-        (expiring(#"["eq", "$key", "\$foo"]"#), "Invalid JSON."),
+        // An escape neither JSON nor S3's policy language has.
+        (expiring(#"["eq", "$key", "\%foo"]"#), "Invalid JSON."),
         // Deeper than `PolicyJSON.maximumDepth`.
         (expiring(String(repeating: "[", count: 40) + String(repeating: "]", count: 40)), "Invalid JSON."),
     ]

@@ -275,4 +275,39 @@ struct SigV2HeaderTests {
             #expect(denial?.details.first?.name == "RequestTime")
         }
     }
+
+    @Test(
+        "a date far from the clock is judged before the signature: RequestTimeTooSkewed, the date echoed as sent",
+        arguments: ["Tue, 07 Jul 2010 21:53:04 GMT", "Tue, 07 Jul 9999 21:53:04 GMT"]
+    )
+    func skewBeforeSignature(date: String) {
+        // ceph's s3-tests: botocore signs its own `Date` and an `x-amz-date` the test set; the signature is not
+        // what MockCDN computes, and the date decides the answer.
+        var request = Self.examples[0]
+        request.headers.append(("x-amz-date", date))
+        request.signature = "bWq2s1WEIj+Ydj0vQ697zp+IXMU="
+        let denial = #expect(throws: AccessDenied.self) { try Self.verify(request, now: request.now) }
+        #expect(denial?.code == "RequestTimeTooSkewed")
+        #expect(denial?.details.map(\.name) == ["RequestTime", "ServerTime", "MaxAllowedSkewMilliseconds"])
+        #expect(denial?.details.first?.value == date)
+        #expect(denial?.details.last?.value == "900000")
+        // Within the skew, the same request is judged by its signature.
+        let mismatch = #expect(throws: AccessDenied.self) {
+            try Self.verify(request, now: Int64(HTTPDate.parse(date)!.timeIntervalSince1970))
+        }
+        #expect(mismatch?.code == "SignatureDoesNotMatch")
+    }
+
+    @Test(
+        "no date, one that cannot be read, and one before 1970 are AccessDenied, as S3 answers them",
+        arguments: ["Tue, 07 Jul 1950 21:53:04 GMT", "Bad Date", ""]
+    )
+    func noUsableDate(date: String) {
+        var request = Self.examples[0]
+        request.headers.removeAll { $0.name == "Date" }
+        request.headers.append(("x-amz-date", date))
+        let denial = #expect(throws: AccessDenied.self) { try Self.verify(request) }
+        #expect(denial?.code == "AccessDenied")
+        #expect(denial?.message == "AWS authentication requires a valid Date or x-amz-date header")
+    }
 }

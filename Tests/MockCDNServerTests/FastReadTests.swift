@@ -389,6 +389,7 @@ struct FastReadTests {
         #expect(fast.replies.prefix(expected.count).map(\.reply.status) == expected)
         try #require(fast.replies.count == slow.replies.count)
         for ((name, fastReply), (_, slowReply)) in zip(fast.replies, slow.replies) {
+            #expect(fastReply.namesItsRequest && slowReply.namesItsRequest, "\(name)")
             #expect(fastReply.status == slowReply.status, "\(name)")
             #expect(fastReply.comparableHeaders == slowReply.comparableHeaders, "\(name)")
             #expect(fastReply.comparableBody == slowReply.comparableBody, "\(name)")
@@ -399,6 +400,9 @@ struct FastReadTests {
             #expect(fastReply.comparableHeaders == slowReply.comparableHeaders, "pipelined \(index)")
             #expect(fastReply.comparableBody == slowReply.comparableBody, "pipelined \(index)")
         }
+        // Each answer, fast or not, names a request of its own.
+        let ids = (fast.replies.map(\.reply) + fast.pipelined).compactMap { $0.header("x-amz-request-id") }
+        #expect(ids.count == fast.replies.count + fast.pipelined.count && Set(ids).count == ids.count)
         // The pipelined answers are the answers of those reads, in order.
         let statuses = fast.pipelined.map(\.status)
         #expect(statuses == [200, 404, 200, 403, 200, 206, 200, 200])
@@ -504,15 +508,33 @@ struct RawReply: Sendable {
 
     func header(_ name: String) -> String? { self.headers.first { $0.name == name }?.value }
 
-    /// The body, but the request id of an S3 error, which is the request's own.
+    /// The body, but the request ids of an S3 error, which are the request's own.
     var comparableBody: Data {
         guard self.status >= 400 else { return self.body }
         let text = String(decoding: self.body, as: UTF8.self)
-        return Data(text.replacing(/<RequestId>[^<]*<\/RequestId>/, with: "<RequestId/>").utf8)
+        return Data(
+            text.replacing(/<RequestId>[^<]*<\/RequestId>/, with: "<RequestId/>")
+                .replacing(/<HostId>[^<]*<\/HostId>/, with: "<HostId/>").utf8
+        )
     }
 
-    /// Every header but `Date`, in order.
-    var comparableHeaders: [String] { self.headers.filter { $0.name != "date" }.map { $0.name + ": " + $0.value } }
+    /// Every header but `Date`, in order; S3's request ids by name only, since each request has its own.
+    var comparableHeaders: [String] {
+        self.headers.filter { $0.name != "date" }.map {
+            ["x-amz-request-id", "x-amz-id-2"].contains($0.name) ? $0.name : $0.name + ": " + $0.value
+        }
+    }
+
+    /// Whether the answer names its request as S3 does: `x-amz-request-id`, `x-amz-id-2` its base64, and an
+    /// error's `<RequestId>` and `<HostId>` the same.
+    var namesItsRequest: Bool {
+        guard let id = self.header("x-amz-request-id"), !id.isEmpty,
+            self.header("x-amz-id-2") == Data(id.utf8).base64EncodedString()
+        else { return false }
+        guard self.status >= 400, !self.body.isEmpty else { return true }
+        let text = String(decoding: self.body, as: UTF8.self)
+        return text.contains("<RequestId>\(id)</RequestId><HostId>\(Data(id.utf8).base64EncodedString())</HostId>")
+    }
 }
 
 /// HTTP/1.1 over a plain socket: requests written exactly as given (no header a client library adds), one

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import uuid
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -181,3 +182,84 @@ def test_delete_object_header_signed_and_with_awscli(server):
     status, body, headers = request(f"{server}/demo/notes/c.txt", "DELETE")
     assert status == 403 and headers["content-type"] == "application/xml", body
     assert client.get_object(Bucket="demo", Key="notes/c.txt")["Body"].read() == b"c"
+
+
+def _listing_keys(client, base: str) -> list[str]:
+    """Stores objects whose keys S3 encodes differently from a URL path: a space (`+`), a literal `+` (`%2B`), a
+    `%`, Hangul, and `/` (left as it is)."""
+    keys = [f"{base}/a b.txt", f"{base}/a+b.txt", f"{base}/100%.csv", f"{base}/한글/x.txt", f"{base}/t/foo/bar",
+            f"{base}/t/foo/baz"]
+    for key in keys:
+        client.put_object(Bucket="demo", Key=key, Body=b"listed")
+    return keys
+
+
+def test_encoding_type_url_is_what_s3_encodes_and_botocore_decodes(server):
+    """boto3 asks for `encoding-type=url` on every listing and decodes what S3 encodes (`decode_list_object`,
+    `decode_list_object_v2`, with `unquote_plus`): the caller sees every key, prefix and marker as stored."""
+    client, base = s3(server), f"encoded/{uuid.uuid4()}"
+    keys = _listing_keys(client, base)
+    in_order = sorted(keys, key=lambda key: key.encode())
+    # ListObjects (v1): the `Prefix` is echoed as sent (botocore does not decode it), `t/foo/` is no `t%2Ffoo%2F`.
+    v1 = client.list_objects(Bucket="demo", Prefix=f"{base}/t/foo/")
+    assert v1["Prefix"] == f"{base}/t/foo/", v1["Prefix"]
+    assert [item["Key"] for item in v1["Contents"]] == [f"{base}/t/foo/bar", f"{base}/t/foo/baz"]
+    spaced = client.list_objects(Bucket="demo", Prefix=f"{base}/a b")
+    assert spaced["Prefix"] == f"{base}/a b" and [item["Key"] for item in spaced["Contents"]] == [f"{base}/a b.txt"]
+    rolled = client.list_objects(Bucket="demo", Prefix=f"{base}/", Delimiter="/", MaxKeys=3)
+    assert rolled["Delimiter"] == "/" and rolled["IsTruncated"]
+    assert [item["Key"] for item in rolled["Contents"]] == in_order[:3]
+    assert rolled["NextMarker"] == in_order[2]
+    rest = client.list_objects(Bucket="demo", Prefix=f"{base}/", Delimiter="/", Marker=rolled["NextMarker"])
+    assert [common["Prefix"] for common in rest["CommonPrefixes"]] == [f"{base}/t/", f"{base}/한글/"]
+    assert rest["Marker"] == in_order[2]
+    # ListObjectsV2, paginated: every key back as stored, common prefixes too.
+    pages = list(client.get_paginator("list_objects_v2").paginate(Bucket="demo", Prefix=f"{base}/",
+                                                                    PaginationConfig={"PageSize": 2}))
+    assert [item["Key"] for page in pages for item in page.get("Contents", [])] == in_order
+    assert all(page["Prefix"] == f"{base}/" for page in pages)
+    v2 = client.list_objects_v2(Bucket="demo", Prefix=f"{base}/", Delimiter="/", StartAfter=f"{base}/a b.txt")
+    assert v2["StartAfter"] == f"{base}/a b.txt"
+    assert [item["Key"] for item in v2["Contents"]] == [f"{base}/a+b.txt"]
+    assert [common["Prefix"] for common in v2["CommonPrefixes"]] == [f"{base}/t/", f"{base}/한글/"]
+
+
+def test_encoding_type_url_on_the_wire_is_s3s(server):
+    """What S3 sends under `encoding-type=url`, as a client that asked for it itself reads it (botocore then
+    decodes nothing): form encoding with `/` left as it is (a space is `+`, a `+` is `%2B`); ListObjects (v1)
+    leaves its `Prefix` as sent, ListObjectsV2 encodes it."""
+    client, base = s3(server), f"encoded/{uuid.uuid4()}"
+    _listing_keys(client, base)
+    v2 = client.list_objects_v2(Bucket="demo", Prefix=f"{base}/", EncodingType="url")
+    assert [item["Key"] for item in v2["Contents"]] == [
+        f"{base}/100%25.csv", f"{base}/a+b.txt", f"{base}/a%2Bb.txt", f"{base}/t/foo/bar", f"{base}/t/foo/baz",
+        f"{base}/%ED%95%9C%EA%B8%80/x.txt"]
+    spaced = client.list_objects_v2(Bucket="demo", Prefix=f"{base}/a b", Delimiter="|", EncodingType="url")
+    assert (spaced["Prefix"], spaced["Delimiter"], spaced["EncodingType"]) == (f"{base}/a+b", "%7C", "url")
+    v1 = client.list_objects(Bucket="demo", Prefix=f"{base}/a b", Marker=f"{base}/a ", EncodingType="url")
+    assert (v1["Prefix"], v1["Marker"]) == (f"{base}/a b", f"{base}/a+")
+    assert [item["Key"] for item in v1["Contents"]] == [f"{base}/a+b.txt"]
+    rolled = client.list_objects(Bucket="demo", Prefix=f"{base}/", Delimiter="/", EncodingType="url")
+    assert [common["Prefix"] for common in rolled["CommonPrefixes"]] == [f"{base}/t/", f"{base}/%ED%95%9C%EA%B8%80/"]
+
+
+def test_max_keys_zero_lists_nothing_and_is_not_truncated(server):
+    client = s3(server)
+    v2 = client.list_objects_v2(Bucket="demo", MaxKeys=0)
+    assert (v2["IsTruncated"], v2["KeyCount"], v2["MaxKeys"]) == (False, 0, 0)
+    assert "Contents" not in v2 and "NextContinuationToken" not in v2
+    v1 = client.list_objects(Bucket="demo", MaxKeys=0)
+    assert (v1["IsTruncated"], v1["MaxKeys"]) == (False, 0) and "Contents" not in v1 and "NextMarker" not in v1
+    # The bucket is not empty: one key more is a truncated page.
+    assert client.list_objects_v2(Bucket="demo", MaxKeys=1)["IsTruncated"]
+
+
+def test_owners_in_listings(server):
+    """ListObjects (v1) names each object's owner, ListObjectsV2 with `fetch-owner=true` only: the app, whose id
+    stands for S3's canonical id and display name (as in ListParts and ListMultipartUploads)."""
+    client = s3(server)
+    owner = {"ID": "demo", "DisplayName": "demo"}
+    assert [item["Owner"] for item in client.list_objects(Bucket="demo", Prefix=SAMPLE)["Contents"]] == [owner]
+    assert [item["Owner"] for item in client.list_objects_v2(Bucket="demo", Prefix=SAMPLE,
+                                                              FetchOwner=True)["Contents"]] == [owner]
+    assert ["Owner" in item for item in client.list_objects_v2(Bucket="demo", Prefix=SAMPLE)["Contents"]] == [False]

@@ -150,6 +150,56 @@ def test_list_multipart_uploads(server):
     assert [upload["UploadId"] for upload in left["Uploads"]] == [first, third]
 
 
+def test_list_multipart_uploads_encodes_keys_as_s3(server):
+    """With `encoding-type=url` (botocore sends it only when asked, and decodes nothing here), the key marker,
+    prefix and keys are form-encoded with `/` left as it is, as in a bucket listing."""
+    client, folder = s3(server), f"listing/{uuid.uuid4()}"
+    upload = client.create_multipart_upload(Bucket="demo", Key=f"{folder}/a b/c+d.txt")["UploadId"]
+    listing = client.list_multipart_uploads(Bucket="demo", Prefix=f"{folder}/a b", KeyMarker=f"{folder}/a ",
+                                            EncodingType="url")
+    assert (listing["Prefix"], listing["KeyMarker"], listing["EncodingType"]) == (
+        f"{folder}/a+b", f"{folder}/a+", "url")
+    assert [(item["Key"], item["UploadId"]) for item in listing["Uploads"]] == [(f"{folder}/a+b/c%2Bd.txt", upload)]
+    assert listing["NextKeyMarker"] == f"{folder}/a+b/c%2Bd.txt"
+    # Without it, every element as stored.
+    plain = client.list_multipart_uploads(Bucket="demo", Prefix=f"{folder}/")
+    assert [item["Key"] for item in plain["Uploads"]] == [f"{folder}/a b/c+d.txt"]
+    client.abort_multipart_upload(Bucket="demo", Key=f"{folder}/a b/c+d.txt", UploadId=upload)
+
+
+def test_if_match_on_completion_is_checked_and_a_failure_keeps_the_upload(server):
+    """CompleteMultipartUpload with `If-Match` (boto3's `IfMatch`) completes only over the object with that
+    ETag, quoted or not, as PutObject; otherwise 412 `PreconditionFailed`, nothing stored, the upload open with
+    its parts. `If-None-Match: *` completes only where no object is."""
+    client, key = s3(server), fresh_key("conditional.txt")
+    first = client.put_object(Bucket="demo", Key=key, Body=b"first")["ETag"]
+    changed = client.put_object(Bucket="demo", Key=key, Body=b"changed meanwhile")["ETag"]
+    upload, parts = open_upload(client, key, [b"from the parts"])
+    complete = lambda **condition: client.complete_multipart_upload(  # noqa: E731
+        Bucket="demo", Key=key, UploadId=upload, MultipartUpload={"Parts": parts}, **condition)
+    with pytest.raises(ClientError) as refusal:
+        complete(IfMatch=first)
+    error = refusal.value.response
+    assert (error["ResponseMetadata"]["HTTPStatusCode"], error["Error"]["Code"], error["Error"]["Condition"]) == (
+        412, "PreconditionFailed", "If-Match")
+    assert refused(lambda: complete(IfNoneMatch="*")) == (412, "PreconditionFailed")
+    assert client.get_object(Bucket="demo", Key=key)["Body"].read() == b"changed meanwhile"
+    assert part_numbers(client, key, upload) == [1]
+    done = complete(IfMatch=changed.strip('"'))
+    assert done["ETag"] == multipart_etag([b"from the parts"])
+    assert client.get_object(Bucket="demo", Key=key)["Body"].read() == b"from the parts"
+    # Where no object is, If-Match is 404 NoSuchKey (as PutObject's) and If-None-Match: * completes.
+    other = fresh_key("new.txt")
+    upload, parts = open_upload(client, other, [b"new"])
+    assert refused(lambda: client.complete_multipart_upload(
+        Bucket="demo", Key=other, UploadId=upload, MultipartUpload={"Parts": parts}, IfMatch=changed)) == (
+        404, "NoSuchKey")
+    assert not exists(client, other)
+    client.complete_multipart_upload(Bucket="demo", Key=other, UploadId=upload, MultipartUpload={"Parts": parts},
+                                     IfNoneMatch="*")
+    assert client.get_object(Bucket="demo", Key=other)["Body"].read() == b"new"
+
+
 def test_entity_too_small_stores_nothing_and_keeps_the_upload(server):
     client, key = s3(server), fresh_key()
     upload, parts = open_upload(client, key, [b"x" * 1024, b"y" * 1024])

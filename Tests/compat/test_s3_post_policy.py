@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import hashlib
+import hmac
 import html
 import http.client
 import http.server
@@ -20,6 +22,7 @@ import threading
 import urllib.parse
 import uuid
 import xml.etree.ElementTree as ET
+import zlib
 from pathlib import Path
 
 import pytest
@@ -27,7 +30,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from s3support import advance, code_of, journal, reset, s3
-from support import eventually, multipart
+from support import API_KEY, API_SECRET, eventually, multipart
 
 pytestmark = pytest.mark.usefixtures("no_aws_configuration")
 
@@ -155,6 +158,97 @@ def test_a_body_that_breaks_off_after_the_file_replaces_nothing(server):
     status, body, _ = post(form["url"], form["fields"], b"replacement", after=[("x-ignore-late", "cut")], cut=12)
     assert status == 400, body
     assert stored(client, key) == b"kept as it was"
+
+
+def _sigv2_form(policy_json: str) -> dict:
+    """The credential fields of a SigV2 form for a policy written by hand, as its JSON text."""
+    policy = base64.b64encode(policy_json.encode()).decode()
+    signature = base64.b64encode(hmac.new(API_SECRET.encode(), policy.encode(), hashlib.sha1).digest()).decode()
+    return {"AWSAccessKeyId": API_KEY, "policy": policy, "signature": signature}
+
+
+def _expiration() -> str:
+    return (dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_escaped_field_values_as_ceph_s3_tests_send_them(server):
+    """ceph's s3-tests `test_post_object_escaped_field_values`: a key starting `\\$` under a policy whose JSON
+    escapes its backslash, with an `acl` field and a `Content-Type` starts-with."""
+    client = s3(server)
+    key = f"form/{uuid.uuid4()}/\\$foo.txt"
+    policy = json.dumps({"expiration": _expiration(), "conditions": [
+        {"bucket": "demo"}, ["starts-with", "$key", key[:-len("foo.txt")]], {"acl": "private"},
+        ["starts-with", "$Content-Type", "text/plain"], ["content-length-range", 0, 1024]]})
+    fields = {"key": key, **_sigv2_form(policy), "acl": "private", "Content-Type": "text/plain"}
+    status, body, _ = post(f"{server}/demo", fields, b"bar")
+    assert status == 204, body
+    assert stored(client, key) == b"bar"
+
+
+def test_s3s_own_policy_escapes_are_read(server):
+    """S3's POST policy language escapes `$` as `\\$` (and a vertical tab as `\\v`), which JSON does not: a
+    policy written by its table reads, and its condition holds for the literal dollar sign."""
+    client, folder = s3(server), f"form/{uuid.uuid4()}"
+    policy = ('{"expiration": "%s", "conditions": [{"bucket": "demo"}, ["starts-with", "$key", "%s/\\$"], '
+              '["eq", "$x-amz-meta-note", "tab\\vx"]]}') % (_expiration(), folder)
+    assert "\\$" in policy and "\\v" in policy
+    fields = {"key": f"{folder}/$price.txt", **_sigv2_form(policy), "x-amz-meta-note": "tab\vx"}
+    status, body, _ = post(f"{server}/demo", fields, b"five dollars")
+    assert status == 204, body
+    assert stored(client, f"{folder}/$price.txt") == b"five dollars"
+    # The condition is the literal dollar sign: another key is refused.
+    other = {**fields, "key": f"{folder}/price.txt"}
+    assert error_of(*post(f"{server}/demo", other, b"x")[:2])[:2] == (403, "AccessDenied")
+
+
+def _crc32(data: bytes) -> str:
+    return base64.b64encode(zlib.crc32(data).to_bytes(4, "big")).decode()
+
+
+def test_checksum_fields_are_checked_against_the_file(server):
+    """A form may carry `x-amz-checksum-*` (and `x-amz-checksum-algorithm`) without the policy naming them, as
+    ceph's s3-tests `test_post_object_upload_checksum` expects of S3: the file is checked against the value
+    (400 `BadDigest` on a mismatch, nothing stored), the checksum is kept and read back, and the ETag is the
+    file's MD5, as S3's."""
+    client = s3(server, config=Config(signature_version="s3v4"))
+    data = b"checked as it streams in\n" * 100
+    key = fresh_key("checked.txt")
+    form = client.generate_presigned_post("demo", key)
+    status, body, headers = post(form["url"], {**form["fields"], "x-amz-checksum-algorithm": "CRC32",
+                                               "x-amz-checksum-crc32": _crc32(data)}, data)
+    assert status == 204, body
+    assert headers["etag"] == '"%s"' % hashlib.md5(data).hexdigest() and headers["x-amz-checksum-crc32"] == _crc32(data)
+    head = client.head_object(Bucket="demo", Key=key, ChecksumMode="ENABLED")
+    assert (head["ETag"], head["ChecksumCRC32"]) == (headers["etag"], _crc32(data))
+    assert stored(client, key) == data
+    sha256 = base64.b64encode(hashlib.sha256(data).digest()).decode()
+    key = fresh_key("sha.txt")
+    form = client.generate_presigned_post("demo", key)
+    assert post(form["url"], {**form["fields"], "x-amz-checksum-sha256": sha256}, data)[0] == 204
+    assert client.head_object(Bucket="demo", Key=key, ChecksumMode="ENABLED")["ChecksumSHA256"] == sha256
+    # Refusals store nothing: a checksum of other bytes, a value that is no checksum, two checksums, an
+    # algorithm that is not the value's or that S3 does not have.
+    refusals = [
+        ({"x-amz-checksum-crc32": _crc32(b"other bytes")}, 400, "BadDigest"),
+        ({"x-amz-checksum-sha256": "sailorjerry"}, 400, "InvalidRequest"),
+        ({"x-amz-checksum-crc32": _crc32(data), "x-amz-checksum-sha256": sha256}, 400, "InvalidRequest"),
+        ({"x-amz-checksum-algorithm": "SHA256", "x-amz-checksum-crc32": _crc32(data)}, 400, "InvalidRequest"),
+        ({"x-amz-checksum-algorithm": "MD4"}, 400, "InvalidRequest"),
+    ]
+    for extra, status, code in refusals:
+        key = fresh_key("refused.txt")
+        form = client.generate_presigned_post("demo", key)
+        answer = post(form["url"], {**form["fields"], **extra}, data)
+        assert error_of(*answer[:2])[:2] == (status, code), (extra, answer[1])
+        assert stored(client, key) is None
+    # A Content-MD5 field (which, as any other field, the policy names) is checked too.
+    key = fresh_key("md5.txt")
+    form = client.generate_presigned_post("demo", key, Conditions=[["starts-with", "$Content-MD5", ""]])
+    wrong = base64.b64encode(hashlib.md5(b"other").digest()).decode()
+    answer = post(form["url"], {**form["fields"], "Content-MD5": wrong}, data)
+    assert error_of(*answer[:2])[:2] == (400, "BadDigest") and stored(client, key) is None
+    right = base64.b64encode(hashlib.md5(data).digest()).decode()
+    assert post(form["url"], {**form["fields"], "Content-MD5": right}, data)[0] == 204
 
 
 # (conditions, fields, file, changes to the signed form, status, code); the key is `form/UUID/${filename}`, for

@@ -32,6 +32,8 @@ public enum UploadPolicy {
     ///   - declaredType: the part's Content-Type, if any.
     ///   - prefix: the file's first bytes.
     ///   - config: the app's config for the kind.
+    ///   - keepsDeclaredType: S3's rule for a file whose bytes show no type: the declared one is stored, an image,
+    ///     audio, video, PDF or ZIP type included (`storedType`).
     /// - Returns: the content type to store.
     /// - Throws: `UploadRejection` saying which rule failed.
     public static func contentType(
@@ -39,7 +41,8 @@ public enum UploadPolicy {
         fileName: String,
         declaredType: String?,
         prefix: [UInt8],
-        config: UploadConfig
+        config: UploadConfig,
+        keepsDeclaredType: Bool = false
     ) throws(UploadRejection) -> String {
         let sniffed = MediaSniffer.sniff(prefix)
         var declared: String?
@@ -62,7 +65,12 @@ public enum UploadPolicy {
             }
             contentType = sniffed
         case .file:
-            contentType = Self.storedType(declared: declared, sniffed: sniffed, fileName: fileName)
+            contentType = Self.storedType(
+                declared: declared,
+                sniffed: sniffed,
+                fileName: fileName,
+                keepsDeclaredType: keepsDeclaredType
+            )
         }
         try Self.check(fileName: fileName, contentType: contentType, config: config)
         return contentType
@@ -105,14 +113,33 @@ public enum UploadPolicy {
     }
 
     /// The type a file is stored and served as. The bytes decide it; a declaration only narrows it (a ZIP
-    /// declared as a Word document), never widens it: bytes the sniffer does not recognise are never stored
-    /// as an image, audio, video, PDF or ZIP type, whatever was declared or whatever the name ends in.
-    static func storedType(declared: String?, sniffed: String?, fileName: String) -> String {
+    /// declared as a Word document), never widens it: on the upload routes, bytes the sniffer does not
+    /// recognise are never stored as an image, audio, video, PDF or ZIP type, whatever was declared or
+    /// whatever the name ends in.
+    ///
+    /// An S3-addressed write (`keepsDeclaredType`) keeps what its `Content-Type` declared when the bytes show
+    /// nothing, as S3 stores it: a backend's `audio/ogg` or `application/pdf` comes back as sent. The bytes
+    /// still win where they show a type, so HTML declared as a PNG is stored, and sandboxed, as HTML; and a
+    /// declaration names no decoder, since each image loader checks the bytes before it reads them.
+    ///
+    /// - Parameters:
+    ///   - declared: the declared type's essence; nil when none was declared, or `application/octet-stream`.
+    ///   - sniffed: the type the first bytes show, if any.
+    ///   - fileName: the file's name, whose extension gives a type when nothing else does.
+    ///   - keepsDeclaredType: S3's rule: bytes that show nothing take the declared type, whatever it is.
+    /// - Returns: the type to store.
+    static func storedType(
+        declared: String?,
+        sniffed: String?,
+        fileName: String,
+        keepsDeclaredType: Bool = false
+    ) -> String {
         let byExtension = MediaSniffer.typeByExtension[fileExtension(fileName)]
         if let sniffed {
             guard let declared else { return sniffed }
             return narrows(declared, sniffed) ? declared : sniffed
         }
+        if keepsDeclaredType, let declared { return declared }
         for candidate in [declared, byExtension] {
             if let candidate, !MediaType.isBinaryFormat(candidate) { return candidate }
         }

@@ -75,6 +75,26 @@ public struct AccessDenied: Error, Sendable, Equatable, CustomStringConvertible 
         AccessDenied(expiredMessage, details: details, expiredAt: expiredAt)
     }
 
+    /// S3's refusal of a header-signed request whose date lies more than the allowed skew from the server's
+    /// clock (SigV4's `x-amz-date`, SigV2's `Date` or `x-amz-date`): 403 `RequestTimeTooSkewed`.
+    ///
+    /// - Parameters:
+    ///   - requestTime: the request's date as it sent it, already made safe to echo.
+    ///   - now: the clock's Unix time.
+    ///   - allowedSkew: the skew S3 tolerates, in seconds.
+    /// - Returns: the refusal, with `RequestTime`, `ServerTime` and `MaxAllowedSkewMilliseconds`.
+    public static func requestTimeTooSkewed(requestTime: String, now: Int64, allowedSkew: Int64) -> AccessDenied {
+        AccessDenied(
+            "The difference between the request time and the current time is too large.",
+            code: "RequestTimeTooSkewed",
+            details: [
+                Detail("RequestTime", requestTime),
+                Detail("ServerTime", AmzDate.iso8601(now)),
+                Detail("MaxAllowedSkewMilliseconds", String(allowedSkew * 1000)),
+            ]
+        )
+    }
+
     /// Whether the credential was refused only because its time had passed (the rest held).
     public var isExpiry: Bool { self.message == Self.expiredMessage }
     public static let signatureMismatch = AccessDenied("Signature does not match")

@@ -1,7 +1,7 @@
-/// A JSON value as a POST policy is read: RFC 8259, strictly, keeping what `JSONSerialization` and
-/// `JSONDecoder` lose. S3 tells `512` from `512.0` (the second is "Invalid JSON." in a content-length-range),
-/// `null` from a string, and names the first unexpected member, so numbers keep their text and objects their
-/// member order.
+/// A JSON value as a POST policy is read: RFC 8259, strictly (but for the two escapes S3's policy language adds to
+/// JSON's, `\$` and `\v`), keeping what `JSONSerialization` and `JSONDecoder` lose. S3 tells `512` from `512.0`
+/// (the second is "Invalid JSON." in a content-length-range), `null` from a string, and names the first
+/// unexpected member, so numbers keep their text and objects their member order.
 ///
 /// `Sendable` is declared: the compiler, inferring it, meets the type inside its own member tuples and reports a
 /// circular reference.
@@ -164,6 +164,10 @@ enum PolicyJSON: Sendable {
                     index += 1
                     switch escape {
                     case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escape)
+                    // S3's POST policy escapes two more than JSON's: `\$` (a dollar sign, which begins a field's
+                    // name in a condition) and `\v` (a vertical tab), as its "Character escaping" table lists them.
+                    case UInt8(ascii: "$"): text.append(escape)
+                    case UInt8(ascii: "v"): text.append(0x0b)
                     case UInt8(ascii: "b"): text.append(0x08)
                     case UInt8(ascii: "f"): text.append(0x0c)
                     case UInt8(ascii: "n"): text.append(0x0a)

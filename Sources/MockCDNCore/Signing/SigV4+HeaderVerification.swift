@@ -112,15 +112,7 @@ extension SigV4 {
         }
         // Checked after the signature, as S3 does: a forged request learns nothing of the server's clock.
         guard abs(date - now) <= allowedSkew else {
-            throw AccessDenied(
-                "The difference between the request time and the current time is too large.",
-                code: "RequestTimeTooSkewed",
-                details: [
-                    .init("RequestTime", amzDate),
-                    .init("ServerTime", AmzDate.iso8601(now)),
-                    .init("MaxAllowedSkewMilliseconds", String(allowedSkew * 1000)),
-                ]
-            )
+            throw AccessDenied.requestTimeTooSkewed(requestTime: amzDate, now: now, allowedSkew: allowedSkew)
         }
         return SignedRequest(
             payloadHash: payloadHash,

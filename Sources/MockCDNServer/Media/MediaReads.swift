@@ -33,6 +33,8 @@ struct MediaReads {
             handoffs: self.handoffs,
             onRender: self.onRender,
             authorizer: self.authorizer
-        ).addRoutes(to: router.group().add(middleware: ErrorEnvelopeMiddleware<S3Error>()))
+        ).addRoutes(
+            to: router.group().add(middleware: AmzRequestID()).add(middleware: ErrorEnvelopeMiddleware<S3Error>())
+        )
     }
 }

@@ -182,11 +182,16 @@ struct BucketController {
             },
             metadata: { key in try await self.store.metadata(for: ObjectKey(appPrefix + key)) }
         )
-        let shown = { (text: String) in encodeURL ? PercentEncoding.encode(text) : text }
+        // What botocore decodes when it asked for `encoding-type=url` itself (`decode_list_object`,
+        // `decode_list_object_v2`), S3 encodes: ListObjects (v1) leaves its `Prefix` as sent, and botocore hands
+        // that element over as it reads it.
+        let shown = { (text: String) in encodeURL ? PercentEncoding.formEncodedKey(text) : text }
+        // ListObjects (v1) always names each object's owner; ListObjectsV2 only with `fetch-owner=true`.
+        let owned = !version2 || query.first("fetch-owner")?.lowercased() == "true"
         var xml = S3XML()
         xml.element("ListBucketResult", root: true) { xml in
             xml.element("Name", app.id)
-            xml.element("Prefix", shown(prefix))
+            xml.element("Prefix", version2 ? shown(prefix) : prefix)
             if version2 {
                 if let token { xml.element("ContinuationToken", token) }
                 if let start = query.first("start-after") { xml.element("StartAfter", shown(start)) }
@@ -209,6 +214,7 @@ struct BucketController {
                     xml.element("ETag", entry.metadata.etag)
                     xml.element("Size", String(entry.metadata.size))
                     xml.element("StorageClass", "STANDARD")
+                    if owned { xml.owner(app) }
                 }
             }
             for common in page.commonPrefixes {

@@ -138,10 +138,7 @@ struct BucketLifecycle {
             let page = all.prefix(limit)
             var xml = S3XML()
             xml.element("ListAllMyBucketsResult", root: true) { xml in
-                xml.element("Owner") { xml in
-                    xml.element("ID", Self.ownerID(of: owner))
-                    xml.element("DisplayName", owner.id)
-                }
+                xml.owner(owner)
                 xml.element("Buckets") { xml in
                     for bucket in page {
                         xml.element("Bucket") { xml in
@@ -158,11 +155,6 @@ struct BucketLifecycle {
             }
             return xml.response()
         }
-    }
-
-    /// The canonical user id S3 names an account by: 64 hex digits, here the SHA-256 of the app's id.
-    static func ownerID(of app: MediaApp) -> String {
-        Digest.sha256("mockcdn-owner/" + app.account.id).hexString
     }
 
     /// S3's answer to a bucket made: 200, `Location: /{bucket}`.

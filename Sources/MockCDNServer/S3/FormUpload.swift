@@ -8,8 +8,9 @@ import NIOCore
 /// boto3's `generate_presigned_post` makes it and an HTML form sends it. The fields before the file are checked
 /// against the policy and its signature (`PostPolicy.verify`) with the `key` after `${filename}` expansion,
 /// then the file streams into the store under the app's upload policy and the policy's content-length-range.
-/// Nothing is stored on a refusal. The answer is S3's: `success_action_redirect` (303), else
-/// `success_action_status` (200, 201 with a `PostResponse`, or 204).
+/// A `Content-MD5` or `x-amz-checksum-*` field is checked against the file (400 `BadDigest`). Nothing is stored on
+/// a refusal. The answer is S3's: `success_action_redirect` (303), else `success_action_status` (200, 201 with a
+/// `PostResponse`, or 204), with the file's MD5 as the ETag.
 struct FormUpload {
     let clock: MockClock
     let uploads: UploadReceiver
@@ -81,7 +82,15 @@ struct FormUpload {
             return try await CredentialNote.answer(authorisedBy: .s3PostPolicy, request: request, context: context) {
                 guard let file = form.file else { throw Self.noFile }
                 let objectKey = try ObjectKey(app.id + "/" + key)
-                let fileBody = FormFileBody(base: file, rest: reader, maximum: policy.contentLengthRange?.upperBound)
+                // The file's digests, as a PutObject's body's: the MD5 (the ETag, as S3's), a claimed checksum
+                // checked, and the checksum kept with the object.
+                let digests = try PayloadDigests(form: fields)
+                let fileBody = FormFileBody(
+                    base: file,
+                    rest: reader,
+                    maximum: policy.contentLengthRange?.upperBound,
+                    digests: digests
+                )
                 let object = try await EventCause.creating(as: .post) {
                     try await self.store(fileBody, at: objectKey, app: app, fields: fields, policy: policy)
                 }
@@ -91,7 +100,9 @@ struct FormUpload {
                     await self.uploads.discard(object)
                     throw error
                 }
-                return self.answer(request, object: object, key: objectKey, app: app, fields: fields)
+                var answer = self.answer(request, object: object, key: objectKey, app: app, fields: fields)
+                answer.headers.append(contentsOf: digests.answerHeaders())
+                return answer
             }
         }
     }
@@ -109,11 +120,13 @@ struct FormUpload {
         let (kind, config, _) = try await self.uploads.policy(for: key, app: app)
         let limit = try await S3Limits.request(to: key, app: app, uploads: self.uploads)
         let extras = try ObjectHeaders.extras(fields: fields)
+        let digests = file.digests
         do {
             return try await self.uploads.store(
                 UploadReceiver.IncomingFile(
                     name: key.rawValue.split(separator: "/").last.map(String.init),
-                    declaredType: Self.value("content-type", in: fields)
+                    declaredType: Self.value("content-type", in: fields),
+                    keepsDeclaredType: true
                 ) { _ in key },
                 body: file,
                 kind: kind,
@@ -122,7 +135,11 @@ struct FormUpload {
                 config: config,
                 limit: limit,
                 allowsEmpty: true,
-                seal: { summary, _ in try policy.checkContentLength(Int64(summary.size)) }
+                digest: .etagOnly,
+                seal: { summary, attributes in
+                    try policy.checkContentLength(Int64(summary.size))
+                    try digests.seal(&attributes)
+                }
             )
         } catch {
             throw UploadReceiver.refusal(error, limit: limit)
@@ -185,22 +202,25 @@ struct FormUpload {
 }
 
 /// The file of a POST form, held to the policy's content-length-range maximum as it arrives: past it, the upload
-/// is refused with S3's `EntityTooLarge` before any more of it is read or stored. At the file's end the rest of
-/// the body is read past (S3 ignores the fields after the file), so a body that breaks off after the file
-/// refuses the upload before it is committed.
+/// is refused with S3's `EntityTooLarge` before any more of it is read or stored. Each piece goes through the
+/// form's digests on its way. At the file's end the rest of the body is read past (S3 ignores the fields after
+/// the file), so a body that breaks off after the file refuses the upload before it is committed.
 struct FormFileBody<Base: AsyncIteratorProtocol>: AsyncIteratorProtocol where Base.Element == ByteBuffer {
     var base: Base
     /// The body the file part belongs to.
     let rest: MultipartReader
     /// The range's upper bound; nil when the policy has none.
     let maximum: Int64?
+    /// The file's MD5 and checksum, taken as it streams past.
+    let digests: PayloadDigests
     private var received: Int64 = 0
     private var ended = false
 
-    init(base: Base, rest: MultipartReader, maximum: Int64?) {
+    init(base: Base, rest: MultipartReader, maximum: Int64?, digests: PayloadDigests) {
         self.base = base
         self.rest = rest
         self.maximum = maximum
+        self.digests = digests
     }
 
     mutating func next() async throws -> ByteBuffer? {
@@ -214,6 +234,7 @@ struct FormFileBody<Base: AsyncIteratorProtocol>: AsyncIteratorProtocol where Ba
         if let maximum = self.maximum, self.received > maximum {
             throw PostPolicyRefusal.entityTooLarge(proposed: self.received, maximum: maximum)
         }
+        self.digests.update(chunk)
         return chunk
     }
 }

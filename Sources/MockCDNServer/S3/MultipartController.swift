@@ -72,7 +72,9 @@ struct MultipartController {
 
     /// CompleteMultipartUpload: the parts the document names, checked, joined into the object under the app's
     /// upload policy, with S3's multipart ETag and the parts' sizes (`ObjectParts`, for reads of one part); the
-    /// upload and all of its parts are freed once it is stored.
+    /// upload and all of its parts are freed once it is stored. `If-Match` and `If-None-Match: *` make it
+    /// conditional, as a PutObject (`WriteCondition`): a condition that does not hold stores nothing and leaves
+    /// the upload open.
     private func complete(
         _ request: Request,
         context: AppRequestContext,
@@ -90,10 +92,13 @@ struct MultipartController {
         let (app, key, source) = (authenticated.app, authenticated.key, authenticated.source)
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             let document = try CompletedParts(parsing: String(buffer: body))
+            let condition = try WriteCondition(request)
             await self.parts.freeExpired()
             let upload = try self.parts.uploads.beginCompletion(id, key: key, now: self.clock.now)
             let object: ObjectMetadata
             do {
+                // As PutObject's: before a part is read, and again just before the object is committed.
+                try await condition.check(self.uploads.store, key: key)
                 let selected = try document.select(from: upload)
                 let etag = CompletedParts.etag(ofParts: selected.map(\.etag))
                 let parts = ObjectParts(sizes: selected.map(\.size))
@@ -105,10 +110,12 @@ struct MultipartController {
                         app: app,
                         limit: limit,
                         declaredType: upload.contentType,
+                        keepsDeclaredType: true,
                         extras: upload.extras
-                    ) { [uploads = self.parts.uploads] _, attributes in
+                    ) { [uploads = self.parts.uploads, store = self.uploads.store] _, attributes in
                         // An abort or a reset while the parts were joined wins: nothing is stored.
                         guard uploads.isCompleting(id) else { throw S3Error.noSuchUpload(id) }
+                        try await condition.check(store, key: key)
                         attributes.etag = etag
                         attributes.extras[ObjectParts.extra] = parts.extraValue
                     }
@@ -170,7 +177,7 @@ struct MultipartController {
                 xml.element("Bucket", app.id)
                 xml.element("Key", upload.bucketKey)
                 xml.element("UploadId", upload.id)
-                Self.owner(app, into: &xml)
+                xml.owner(app)
                 xml.element("StorageClass", "STANDARD")
                 xml.element("PartNumberMarker", String(marker))
                 if let last = page.last { xml.element("NextPartNumberMarker", String(last.number)) }
@@ -213,7 +220,8 @@ struct MultipartController {
         }
         let after = open[start...]
         let page = after.prefix(maxUploads)
-        let shown = { (text: String) in encodeURL ? PercentEncoding.encode(text) : text }
+        // S3 encodes the key marker, next key marker, prefix and keys, as in a listing.
+        let shown = { (text: String) in encodeURL ? PercentEncoding.formEncodedKey(text) : text }
         var xml = S3XML()
         xml.element("ListMultipartUploadsResult", root: true) { xml in
             xml.element("Bucket", app.id)
@@ -235,21 +243,13 @@ struct MultipartController {
                         xml.element("ID", app.id)
                         xml.element("DisplayName", app.id)
                     }
-                    Self.owner(app, into: &xml)
+                    xml.owner(app)
                     xml.element("StorageClass", "STANDARD")
                     xml.element("Initiated", BucketController.timestamp(upload.initiated))
                 }
             }
         }
         return xml.response()
-    }
-
-    /// The app as the owner S3 names in its listings.
-    private static func owner(_ app: MediaApp, into xml: inout S3XML) {
-        xml.element("Owner") { xml in
-            xml.element("ID", app.id)
-            xml.element("DisplayName", app.id)
-        }
     }
 
     /// A count parameter (`max-parts`, `max-uploads`, a marker): a non-negative integer, at most 1,000 for

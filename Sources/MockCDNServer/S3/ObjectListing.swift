@@ -31,7 +31,7 @@ struct ObjectListing {
     ///   - prefix: only keys that start with it.
     ///   - delimiter: rolls keys that have it after the prefix into common prefixes; empty for none.
     ///   - after: start after this key or common prefix (`start-after`, a continuation token, `marker`).
-    ///   - maxKeys: the most entries and common prefixes on the page.
+    ///   - maxKeys: the most entries and common prefixes on the page; 0 lists nothing and is never truncated.
     ///   - keys: up to `limit` keys of the bucket (relative to it) that start with `prefix` and come after
     ///     the key given (nil: from the first), in UTF-8 byte order; `ObjectStore.keys(prefix:after:limit:)`.
     ///   - metadata: a key's object, nil when it went between the listing and the lookup (then not listed).
@@ -45,6 +45,8 @@ struct ObjectListing {
         keys: (_ after: String?, _ limit: Int) async throws -> [String],
         metadata: (String) async throws -> ObjectMetadata?
     ) async throws -> ObjectListing {
+        // S3 answers `max-keys=0` with no entry and `IsTruncated` false, whatever the bucket holds.
+        guard maxKeys > 0 else { return ObjectListing(entries: [], commonPrefixes: [], isTruncated: false, last: nil) }
         let batch = min(maxKeys, 1000) + 1
         var entries: [Entry] = []
         var prefixes: [String] = []

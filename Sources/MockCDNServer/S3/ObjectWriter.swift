@@ -32,6 +32,7 @@ struct ObjectWriter {
                 limit: try await S3Limits.request(to: key, app: app, uploads: self.uploads),
                 extras: try ObjectHeaders.extras(from: request),
                 allowsEmpty: true,
+                keepsDeclaredType: true,
                 declaredLength: payload.declaredLength,
                 digest: payload.digest,
                 seal: { [store = self.uploads.store] summary, attributes in

@@ -44,11 +44,37 @@ final class PayloadDigests: Sendable {
     /// - Throws: `ChecksumError` (400 `InvalidDigest`, `InvalidRequest`) for a value that is no checksum of
     ///   its kind; 400 `InvalidRequest` for two checksum headers, a trailer the body cannot carry, or an
     ///   `x-amz-sdk-checksum-algorithm` with no checksum to go with it.
-    init(_ request: Request, query: QueryItems, trailers: Bool) throws {
-        self.contentMD5 = try request.headers[Self.contentMD5Header].map { try ClaimedChecksum(contentMD5: $0) }
+    convenience init(_ request: Request, query: QueryItems, trailers: Bool) throws {
+        try self.init(
+            contentMD5: request.headers[Self.contentMD5Header],
+            fields: request.headers.map { ($0.name.canonicalName, $0.value) }
+                + query.decoded.map { ($0.name, $0.value) },
+            trailer: request.headers[Self.trailerHeader],
+            trailers: trailers,
+            sdkAlgorithm: request.headers[Self.sdkAlgorithmHeader]
+        )
+    }
+
+    /// The claims, from wherever the request makes them (headers and query, or a POST form's fields).
+    ///
+    /// - Parameters:
+    ///   - contentMD5: the `Content-MD5` claimed, if any.
+    ///   - fields: names and values among which `x-amz-checksum-*` are the checksum claims.
+    ///   - trailer: `x-amz-trailer`'s value, if any.
+    ///   - trailers: whether the body can carry a trailer.
+    ///   - sdkAlgorithm: the algorithm the client says it used (`x-amz-sdk-checksum-algorithm`), if any.
+    ///   - unclaimedAlgorithm: the checksum to take and keep when none is claimed; nil for CRC64NVME.
+    /// - Throws: as `init(_:query:trailers:)`.
+    init(
+        contentMD5: String?,
+        fields: [(String, String)],
+        trailer: String?,
+        trailers: Bool,
+        sdkAlgorithm: String?,
+        unclaimedAlgorithm: ChecksumAlgorithm? = nil
+    ) throws {
+        self.contentMD5 = try contentMD5.map { try ClaimedChecksum(contentMD5: $0) }
         var claims: [ClaimedChecksum] = []
-        let fields =
-            request.headers.map { ($0.name.canonicalName, $0.value) } + query.decoded.map { ($0.name, $0.value) }
         for (name, value) in fields {
             guard let algorithm = ChecksumAlgorithm(headerName: name) else { continue }
             claims.append(try ClaimedChecksum(value, algorithm: algorithm))
@@ -59,7 +85,7 @@ final class PayloadDigests: Sendable {
             )
         }
         self.headerClaim = claims.first
-        if let trailer = request.headers[Self.trailerHeader] {
+        if let trailer {
             guard trailers, let algorithm = ChecksumAlgorithm(headerName: trailer.trimmingCharacters(in: .whitespaces))
             else {
                 throw Self.invalidRequest("The value specified in the x-amz-trailer header is not supported")
@@ -68,14 +94,14 @@ final class PayloadDigests: Sendable {
         } else {
             self.trailerAlgorithm = nil
         }
-        let sdkAlgorithm = request.headers[Self.sdkAlgorithmHeader]
         if let sdkAlgorithm, self.headerClaim == nil, self.trailerAlgorithm == nil {
             throw Self.invalidRequest(
                 "x-amz-sdk-checksum-algorithm specified, but no corresponding x-amz-checksum-* or x-amz-trailer headers "
                     + "were found. (\(sdkAlgorithm.prefix(32)))"
             )
         }
-        let algorithm = self.headerClaim?.algorithm ?? self.trailerAlgorithm ?? Self.defaultAlgorithm
+        let algorithm =
+            self.headerClaim?.algorithm ?? self.trailerAlgorithm ?? unclaimedAlgorithm ?? Self.defaultAlgorithm
         self.algorithm = algorithm
         self.checksum = Mutex(Checksummer(algorithm))
     }
@@ -89,7 +115,7 @@ final class PayloadDigests: Sendable {
         self.checksum = Mutex(Checksummer(Self.defaultAlgorithm))
     }
 
-    private static func invalidRequest(_ message: String) -> S3Error {
+    static func invalidRequest(_ message: String) -> S3Error {
         S3Error(status: .badRequest, code: "InvalidRequest", message: message)
     }
 

@@ -32,7 +32,7 @@ struct S3API {
     }
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
-        let group = router.group().add(middleware: ErrorEnvelopeMiddleware<S3Error>())
+        let group = router.group().add(middleware: AmzRequestID()).add(middleware: ErrorEnvelopeMiddleware<S3Error>())
         BucketController(
             apps: self.apps,
             store: self.store,

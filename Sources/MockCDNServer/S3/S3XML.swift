@@ -50,6 +50,19 @@ extension S3XML {
     mutating func characters(_ value: String) {
         self.text += XMLText.escaped(value)
     }
+
+    /// The app as the owner S3 names in its listings (ListBuckets, ListObjects' `Contents`, ListParts,
+    /// ListMultipartUploads): `<Owner><ID>{app}</ID><DisplayName>{app}</DisplayName></Owner>`. S3 writes the
+    /// account's canonical id and display name; a configured app is MockCDN's account, so its id stands for
+    /// both, and a bucket CreateBucket made names its owner's.
+    ///
+    /// - Parameter app: the bucket's app.
+    mutating func owner(_ app: MediaApp) {
+        self.element("Owner") { xml in
+            xml.element("ID", app.account.id)
+            xml.element("DisplayName", app.account.id)
+        }
+    }
 }
 
 extension S3XML {

@@ -2,9 +2,10 @@ import Foundation
 import Hummingbird
 import MockCDNCore
 
-/// A conditional PutObject, as S3 takes it: `If-None-Match: *` writes only where no object is, `If-Match`
-/// only over the object with that ETag. Checked before the body is read and again just before it is
-/// committed.
+/// A conditional PutObject or CompleteMultipartUpload, as S3 takes it: `If-None-Match: *` writes only where no
+/// object is, `If-Match` only over the object with that ETag (quoted or not, or one of a list, or `*`: the
+/// matching of a read's and a copy source's `If-Match`, `Preconditions`). Checked before the body is read (or
+/// the parts joined) and again just before the object is committed.
 struct WriteCondition: Sendable {
     let ifNoneMatch: Bool
     let ifMatch: String?
@@ -38,9 +39,16 @@ struct WriteCondition: Sendable {
         if self.ifNoneMatch, current != nil { throw S3Error.preconditionFailed(condition: "If-None-Match") }
         if let ifMatch = self.ifMatch {
             guard let current else { throw S3Error.noSuchKey() }
-            guard ifMatch == "*" || ifMatch == current.etag else {
-                throw S3Error.preconditionFailed(condition: "If-Match")
-            }
+            let failure = Preconditions.evaluate(
+                ifMatch: ifMatch,
+                ifUnmodifiedSince: nil,
+                ifNoneMatch: nil,
+                ifModifiedSince: nil,
+                etag: current.etag,
+                lastModified: current.created,
+                now: nil
+            )
+            guard failure == nil else { throw S3Error.preconditionFailed(condition: "If-Match") }
         }
     }
 }

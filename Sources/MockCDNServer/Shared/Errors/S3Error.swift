@@ -70,9 +70,13 @@ struct S3Error: ErrorEnvelope, ExplainedRefusal {
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n<Error><Code>\(XMLText.escaped(self.code))</Code>"
         xml += "<Message>\(XMLText.escaped(self.message))</Message>"
         for (name, value) in self.details { xml += "<\(name)>\(XMLText.escaped(value))</\(name)>" }
-        xml += "<RequestId>\(XMLText.escaped(context.id))</RequestId></Error>"
+        xml += "<RequestId>\(XMLText.escaped(context.id))</RequestId>"
+        xml += "<HostId>\(XMLText.escaped(AmzRequestID.hostID(of: context.id)))</HostId></Error>"
         var headers = self.headers
         headers[.contentType] = "application/xml"
+        // Wherever the refusal is rendered (a route group, S3's dispatch before any route), its identifiers go
+        // with it, as on S3.
+        AmzRequestID.mark(&headers, id: context.id)
         // HEAD answers carry no body, but the same status and headers.
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: xml))
         return Response(status: self.status, headers: headers, body: body)

@@ -113,27 +113,13 @@ struct EventRecord: Codable, Sendable, Equatable {
     }
 
     /// The key as AWS writes it in a record: `application/x-www-form-urlencoded` (a space is `+`), with `/`
-    /// left as it is; letters, digits and `-_.*` stay, every other UTF-8 byte is `%XX` in upper case.
+    /// left as it is, as S3 also writes keys in a listing under `encoding-type=url`
+    /// (`PercentEncoding.formEncodedKey`).
     ///
     /// - Parameter key: the key, as stored.
     /// - Returns: the encoded key (`unquote_plus` in Python gives the key back).
     static func encodedKey(_ key: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(key.utf8.count)
-        for byte in key.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                UInt8(ascii: "*"), UInt8(ascii: "/"):
-                out.append(byte)
-            case UInt8(ascii: " "):
-                out.append(UInt8(ascii: "+"))
-            default:
-                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0f)]]
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        PercentEncoding.formEncodedKey(key)
     }
 
     /// A sequencer as AWS writes one: upper-case hex, here 16 digits, so that the later of two changes to a

@@ -43,14 +43,14 @@ enum ObjectHeaders {
             let name = fieldName.lowercased()
             if name.hasPrefix(Self.userMetadataPrefix) {
                 guard HTTPField.Name(name) != nil else { continue }
-                userBytes += name.utf8.count - Self.userMetadataPrefix.utf8.count + fieldValue.utf8.count
-                extras[Self.headerExtra + name] = fieldValue
+                // Kept as text: RFC 2047 encoded-words decoded, as S3 stores them (`EncodedWords`).
+                let value = EncodedWords.decode(fieldValue)
+                userBytes += name.utf8.count - Self.userMetadataPrefix.utf8.count + value.utf8.count
+                extras[Self.headerExtra + name] = value
             } else if Self.storedNames.contains(name) {
                 var value = fieldValue
                 if name == HTTPField.Name.contentEncoding.canonicalName {
-                    // `aws-chunked` names the request's framing, not the object's encoding.
-                    value = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                        .filter { $0 != "aws-chunked" && !$0.isEmpty }.joined(separator: ",")
+                    value = Self.objectEncoding(value)
                     if value.isEmpty { continue }
                 }
                 extras[Self.headerExtra + name] = value
@@ -69,17 +69,35 @@ enum ObjectHeaders {
         return extras
     }
 
+    /// A PUT's `Content-Encoding` as the object keeps it: as sent (`deflate, gzip` stays `deflate, gzip`, as S3
+    /// gives it back), less `aws-chunked`, which names the request's framing, not the object's encoding.
+    ///
+    /// - Parameter value: the header's value.
+    /// - Returns: the value to store; empty when nothing but the framing was named.
+    static func objectEncoding(_ value: String) -> String {
+        let codings = value.split(separator: ",", omittingEmptySubsequences: false)
+        let framing = { (coding: Substring) in
+            coding.trimmingCharacters(in: .whitespaces).caseInsensitiveCompare("aws-chunked") == .orderedSame
+        }
+        guard codings.contains(where: framing) else { return value }
+        return codings.filter { !framing($0) && !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            .joined(separator: ",").trimmingCharacters(in: .whitespaces)
+    }
+
     /// Whether an extra is one of the stored headers (which a copy's `REPLACE` replaces).
     static func isStored(_ extra: String) -> Bool {
         extra.hasPrefix(Self.headerExtra)
     }
 
-    /// The stored headers of an object, for its reads.
+    /// The stored headers of an object, for its reads. A user metadata value past ASCII goes out in RFC 2047
+    /// encoded-words, as S3 sends it (`=?UTF-8?Q?Hello_World=C3=A9?=`): a header's bytes are read as Latin-1
+    /// by botocore and others, so raw UTF-8 would reach them garbled.
     static func headers(of metadata: ObjectMetadata) -> HTTPFields {
         var headers = HTTPFields()
         for (name, value) in metadata.extras where name.hasPrefix(Self.headerExtra) {
-            guard let field = HTTPField.Name(String(name.dropFirst(Self.headerExtra.count))) else { continue }
-            headers[field] = value
+            let header = name.dropFirst(Self.headerExtra.count)
+            guard let field = HTTPField.Name(String(header)) else { continue }
+            headers[field] = header.hasPrefix(Self.userMetadataPrefix) ? EncodedWords.encode(value) : value
         }
         return headers
     }

@@ -15,6 +15,9 @@ struct RawUpload: Sendable {
     var extras: [String: String] = [:]
     /// An empty body is stored as an empty object (S3) instead of refused (MockCDN's upload URLs).
     var allowsEmpty = false
+    /// The declared `Content-Type` is stored when the bytes show no type, whatever it is (S3), instead of
+    /// `application/octet-stream` for an image, audio, video, PDF or ZIP type (MockCDN's upload URLs).
+    var keepsDeclaredType = false
     /// The object's length when the body's framing hides it (`x-amz-decoded-content-length` under
     /// aws-chunked): checked against the limit before any byte is read. Nil: `Content-Length`.
     var declaredLength: Int?
@@ -63,7 +66,11 @@ extension UploadReceiver {
         do {
             let object = try await watch.run {
                 try await self.store(
-                    IncomingFile(name: fileName, declaredType: request.headers[.contentType]) { _ in key },
+                    IncomingFile(
+                        name: fileName,
+                        declaredType: request.headers[.contentType],
+                        keepsDeclaredType: upload.keepsDeclaredType
+                    ) { _ in key },
                     body: body.makeAsyncIterator(),
                     kind: kind,
                     owner: upload.owner,

@@ -77,6 +77,7 @@ extension UploadReceiver {
     ///   - app: the app that receives it.
     ///   - limit: the most bytes the object may have.
     ///   - declaredType: the type the client declared for the object.
+    ///   - keepsDeclaredType: store the declared type when the bytes show none, whatever it is (S3's rule).
     ///   - extras: metadata stored with it.
     ///   - seal: the last check before commit; may add to the attributes (the object's ETag).
     /// - Returns: the stored object.
@@ -88,6 +89,7 @@ extension UploadReceiver {
         app: MediaApp,
         limit: Int,
         declaredType: String?,
+        keepsDeclaredType: Bool = false,
         extras: [String: String],
         seal: @escaping @Sendable (ObjectIntake.Summary, inout ObjectAttributes) async throws -> Void
     ) async throws -> ObjectMetadata {
@@ -97,10 +99,11 @@ extension UploadReceiver {
         let body = StoredPieces(pieces.map { StoredBody(store: self.store, key: $0.key, size: $0.size) })
         do {
             return try await self.store(
-                IncomingFile(name: key.rawValue.split(separator: "/").last.map(String.init), declaredType: declaredType)
-                {
-                    _ in key
-                },
+                IncomingFile(
+                    name: key.rawValue.split(separator: "/").last.map(String.init),
+                    declaredType: declaredType,
+                    keepsDeclaredType: keepsDeclaredType
+                ) { _ in key },
                 body: body,
                 kind: kind,
                 owner: nil,

@@ -239,6 +239,9 @@ struct UploadReceiver: Sendable {
     struct IncomingFile {
         let name: String?
         let declaredType: String?
+        /// The declared type is stored when the bytes show none, whatever it is (S3's rule,
+        /// `UploadPolicy.storedType`); the upload routes store no image, audio, video, PDF or ZIP type then.
+        var keepsDeclaredType = false
         /// The store key, from the sanitised file name.
         let key: (String) throws -> ObjectKey
     }
@@ -287,7 +290,8 @@ struct UploadReceiver: Sendable {
                     fileName: file.name ?? fileName,
                     declaredType: file.declaredType,
                     prefix: Array(head.readableBytesView.prefix(MediaSniffer.prefixLength)),
-                    config: config
+                    config: config,
+                    keepsDeclaredType: file.keepsDeclaredType
                 )
             } catch {
                 throw UploadFailure.refused(error.message)
