@@ -10,6 +10,13 @@ shift
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
+# On two cores, Swift Testing starts every test case at once, and NIO's blocking-I/O pool (every disk store's
+# file work, fsyncs included) has as many threads as cores: on a busy machine a test's own few awaits then
+# wait behind the whole suite's, past their time limits. A bounded width and a larger pool keep each test's
+# time its own (set either in the environment to override).
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-8}
+export NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT=${NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT:-16}
+
 # Line-buffered, so that what a killed run printed last is all there; in a session of its own, so that the
 # whole tree (swift test and the test process) can be stopped.
 setsid stdbuf -oL -eL "${SWIFT:-swift}" test "$@" >"$log" 2>&1 &
