@@ -59,7 +59,7 @@ struct BucketController {
             let digests = try PayloadDigests(request, query: query, trailers: false)
             digests.update(body)
             try digests.verify()
-            return try self.notifications.put(String(buffer: body), app: app)
+            return try await self.notifications.put(body, app: app)
         }
     }
 
@@ -98,7 +98,7 @@ struct BucketController {
             }
             digests.update(body)
             try digests.verify()
-            return try await self.batch.delete(String(buffer: body), app: app)
+            return try await self.batch.delete(try await DeleteRequest.read(body), app: app)
         }
     }
 
