@@ -9,8 +9,31 @@
 #include <string.h>
 #include <strings.h>
 
+/// Where the bytes fed so far end, as far as the bound on start tags needs to know: in text, or inside which
+/// kind of markup. It only tells markup from text (a `<` in a comment or a CDATA section opens no tag); what
+/// is well-formed is libxml2's to say.
+enum markup {
+    MARKUP_TEXT,
+    MARKUP_OPEN,        // after `<`
+    MARKUP_BANG,        // after `<!`
+    MARKUP_BANG_DASH,   // after `<!-`
+    MARKUP_COMMENT,     // after `<!--`, until `-->`
+    MARKUP_CDATA_START, // after `<![`, until the `[` that ends `CDATA[`
+    MARKUP_CDATA,       // until `]]>`
+    MARKUP_PI,          // after `<?`, until `?>`
+    MARKUP_START_TAG,   // after `<` and a name's first byte, until `>` outside quotes
+    MARKUP_OTHER,       // an end tag or a declaration, until `>` outside quotes
+};
+
 struct CMockCDNXMLReader {
     xmlParserCtxtPtr context;
+    enum markup markup;
+    /// In a tag: the quote an attribute value was opened with, or 0.
+    uint8_t quote;
+    /// In a comment or CDATA section: how many `-` or `]` in a row; in a processing instruction, a `?`.
+    unsigned run;
+    unsigned attributes;
+    size_t tag_bytes;
     unsigned maximum_depth;
     unsigned depth;
     int status;
@@ -60,6 +83,90 @@ static void append_string(CMockCDNXMLReader *reader, const xmlChar *text, size_t
     reader->length += sizeof count;
     if (length > 0) memcpy(reader->events + reader->length, text, length);
     reader->length += length;
+}
+
+// MARK: - The bound on start tags
+
+/// Follows `bytes` from where the last call left off and ends the document at a start tag past the bounds.
+static void check_tags(CMockCDNXMLReader *reader, const uint8_t *bytes, size_t length) {
+    for (size_t index = 0; index < length; index++) {
+        uint8_t byte = bytes[index];
+        switch (reader->markup) {
+        case MARKUP_TEXT:
+            if (byte == '<') reader->markup = MARKUP_OPEN;
+            break;
+        case MARKUP_OPEN:
+            if (byte == '!') {
+                reader->markup = MARKUP_BANG;
+            } else if (byte == '?') {
+                reader->markup = MARKUP_PI;
+                reader->run = 0;
+            } else if (byte == '/') {
+                reader->markup = MARKUP_OTHER;
+                reader->quote = 0;
+            } else {
+                reader->markup = MARKUP_START_TAG;
+                reader->quote = 0;
+                reader->attributes = 0;
+                // `<` and the name's first byte (which, in a well-formed tag, is no quote, `=` or `>`).
+                reader->tag_bytes = 2;
+            }
+            break;
+        case MARKUP_BANG:
+            reader->markup = byte == '-' ? MARKUP_BANG_DASH : byte == '[' ? MARKUP_CDATA_START : MARKUP_OTHER;
+            reader->quote = 0;
+            break;
+        case MARKUP_BANG_DASH:
+            reader->markup = byte == '-' ? MARKUP_COMMENT : MARKUP_OTHER;
+            reader->run = 0;
+            break;
+        case MARKUP_COMMENT:
+            if (byte == '>' && reader->run >= 2) reader->markup = MARKUP_TEXT;
+            reader->run = byte == '-' ? reader->run + 1 : 0;
+            break;
+        case MARKUP_CDATA_START:
+            if (byte == '[') {
+                reader->markup = MARKUP_CDATA;
+                reader->run = 0;
+            }
+            break;
+        case MARKUP_CDATA:
+            if (byte == '>' && reader->run >= 2) reader->markup = MARKUP_TEXT;
+            reader->run = byte == ']' ? reader->run + 1 : 0;
+            break;
+        case MARKUP_PI:
+            if (byte == '>' && reader->run) reader->markup = MARKUP_TEXT;
+            reader->run = byte == '?';
+            break;
+        case MARKUP_START_TAG:
+            if (++reader->tag_bytes > CMOCKCDN_XML_MAXIMUM_TAG_BYTES) {
+                stop(reader, CMOCKCDN_XML_TAG_TOO_LARGE);
+                return;
+            }
+            if (reader->quote != 0) {
+                if (byte == reader->quote) reader->quote = 0;
+            } else if (byte == '"' || byte == '\'') {
+                reader->quote = byte;
+            } else if (byte == '=') {
+                if (++reader->attributes > CMOCKCDN_XML_MAXIMUM_ATTRIBUTES) {
+                    stop(reader, CMOCKCDN_XML_TAG_TOO_LARGE);
+                    return;
+                }
+            } else if (byte == '>') {
+                reader->markup = MARKUP_TEXT;
+            }
+            break;
+        case MARKUP_OTHER:
+            if (reader->quote != 0) {
+                if (byte == reader->quote) reader->quote = 0;
+            } else if (byte == '"' || byte == '\'') {
+                reader->quote = byte;
+            } else if (byte == '>') {
+                reader->markup = MARKUP_TEXT;
+            }
+            break;
+        }
+    }
 }
 
 // MARK: - SAX callbacks (user data: the reader)
@@ -168,6 +275,7 @@ CMockCDNXMLReader *CMockCDNXML_reader_new(unsigned maximum_depth) {
 }
 
 int CMockCDNXML_reader_feed(CMockCDNXMLReader *reader, const void *bytes, size_t length, int last) {
+    if (reader->status == CMOCKCDN_XML_OK && length > 0) check_tags(reader, bytes, length);
     const char *cursor = bytes;
     // xmlParseChunk takes an int length.
     while (reader->status == CMOCKCDN_XML_OK) {

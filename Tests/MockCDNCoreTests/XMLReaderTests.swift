@@ -243,6 +243,25 @@ struct XMLReaderTests {
         }
     }
 
+    @Test("a start tag may have 16 attributes and 4 KiB; markup-like text in comments and CDATA is no tag")
+    func startTags() throws {
+        let attributes = { (count: Int) in (0..<count).map { #" a\#($0)="'>""# }.joined() }
+        #expect(try Self.parse("<Delete" + attributes(16) + "/>").name == "Delete")
+        #expect(Self.refusal("<Delete" + attributes(17) + "/>") == .tagTooLarge)
+        #expect(Self.refusal(#"<Delete xmlns:a="x" xmlns:b="y""# + attributes(15) + "/>") == .tagTooLarge)
+        let value = String(repeating: ">", count: 4_096 - 14)
+        #expect(try Self.parse(#"<Delete a=""# + value + #""/>"#).name == "Delete")
+        #expect(Self.refusal(#"<Delete a=""# + value + #">"/>"#) == .tagTooLarge)
+        let markup = "<x" + attributes(40) + ">"
+        let root = try Self.parse(
+            "<Delete><!--" + markup + "--><?pi " + markup + "?><Key><![CDATA[" + markup + "]]></Key></Delete>"
+        )
+        #expect(root.child(named: "Key")?.text == markup)
+        // A tag split across slices keeps its count.
+        let long = "<Delete>" + String(repeating: " ", count: 262_144 - 20) + "<Key" + attributes(17) + "/></Delete>"
+        #expect(Self.refusal(long) == .tagTooLarge)
+    }
+
     @Test("more elements or bytes than the limits allow are refused while reading")
     func budgets() {
         let objects = String(repeating: "<Object><Key>k</Key></Object>", count: 501)

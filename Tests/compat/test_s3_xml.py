@@ -148,13 +148,16 @@ REFUSED_DELETES = {
                                         f"<Delete><Object><Key>{prefix}victim</Key></Object></Delete>"),
     "another root's namespace": lambda prefix: (f'<Delete xmlns="urn:other"><Object><Key>{prefix}victim</Key>'
                                                 "</Object></Delete>"),
+    "17 attributes on a tag": lambda prefix: ("<Delete" + "".join(f' a{n}="1"' for n in range(17))
+                                              + f"><Object><Key>{prefix}victim</Key></Object></Delete>"),
 }
 
 
 # What the journal's reason adds to S3's code and message (never in the answer).
 REASONS = {"an internal entity": "a DOCTYPE", "an external entity": "a DOCTYPE",
            "10,000-deep nesting": "elements nested deeper than 16", "an undeclared entity": "libxml2 error 26",
-           "another encoding": "an encoding other than UTF-8"}
+           "another encoding": "an encoding other than UTF-8",
+           "17 attributes on a tag": "a start tag with more than 16 attributes"}
 
 
 @pytest.mark.parametrize("name", REFUSED_DELETES)

@@ -10,6 +10,13 @@
 // UTF-8, an undeclared entity, a tag left open). Comments and processing instructions have no callback, so
 // they are skipped; CDATA sections arrive as text. What Swift sees is a flat list of events in a byte buffer,
 // which it turns into a tree: one call per chunk of input, no callback into Swift.
+//
+// One bound is checked on the bytes before libxml2 sees them: a start tag may have at most
+// CMOCKCDN_XML_MAXIMUM_ATTRIBUTES attributes (namespace declarations included) and
+// CMOCKCDN_XML_MAXIMUM_TAG_BYTES bytes. libxml2 2.9 (Debian 12's) checks a tag's attributes for duplicates
+// pair by pair after reading them all, and re-reads a start tag from its start whenever a chunk ends inside
+// it; one start tag of 1 MiB of attributes took 87 s, and 8 MiB of an attribute value full of `>` 2.2 s.
+// Nothing S3 reads has more than a namespace declaration or two on a tag.
 #ifndef CMOCKCDN_XML_H
 #define CMOCKCDN_XML_H
 
@@ -34,7 +41,14 @@ typedef enum {
     CMOCKCDN_XML_NOT_UTF8 = 4,
     /// libxml2 could not allocate.
     CMOCKCDN_XML_NO_MEMORY = 5,
+    /// A start tag with more attributes or bytes than the bounds below.
+    CMOCKCDN_XML_TAG_TOO_LARGE = 6,
 } CMockCDNXMLStatus;
+
+/// The most attributes one start tag may have, namespace declarations included.
+#define CMOCKCDN_XML_MAXIMUM_ATTRIBUTES 16
+/// The most bytes one start tag may have, from its `<` to its `>`.
+#define CMOCKCDN_XML_MAXIMUM_TAG_BYTES 4096
 
 /// The events in the buffer `CMockCDNXML_reader_events` gives: a kind byte, then for a start the namespace and
 /// the local name, for text the bytes, each as a 32-bit length in host order followed by that many UTF-8

@@ -8,7 +8,8 @@ import NIOPosix
 /// libxml2 reads in time linear in the document, and the reader keeps to the few things those documents
 /// are: no DTD (a `<!DOCTYPE` is refused, so no entity is ever declared, let alone expanded; only the five
 /// predefined entities and character references are read), UTF-8 only, comments skipped, CDATA read as
-/// text, nesting and the number of elements and bytes bounded by `Limits`. Any other error libxml2 finds
+/// text, nesting and the number of elements and bytes bounded by `Limits`, and a start tag to 16 attributes
+/// and 4 KiB (libxml2 2.9's check of a tag's attributes grows with their square). Any other error libxml2 finds
 /// (bytes that are not UTF-8, an undeclared entity, a tag left open) refuses the whole document.
 public enum XMLReader {
     /// The bounds of one document.
@@ -133,6 +134,7 @@ extension XMLReader {
             case CMOCKCDN_XML_DOCTYPE: throw .doctype
             case CMOCKCDN_XML_TOO_DEEP: throw .tooDeep(self.limits.maximumDepth)
             case CMOCKCDN_XML_NOT_UTF8: throw .notUTF8
+            case CMOCKCDN_XML_TAG_TOO_LARGE: throw .tagTooLarge
             case CMOCKCDN_XML_NO_MEMORY: throw .noMemory
             default:
                 var line: Int32 = 0

@@ -8,6 +8,7 @@ public struct XMLRefusal: CategorizedError, Sendable, Equatable, CustomStringCon
         case tooManyElements(Int)
         case tooLarge(Int)
         case notUTF8
+        case tagTooLarge
         case noMemory
     }
 
@@ -50,6 +51,10 @@ public struct XMLRefusal: CategorizedError, Sendable, Equatable, CustomStringCon
     /// An encoding declaration or byte-order mark naming another encoding than UTF-8.
     public static let notUTF8 = XMLRefusal(.notUTF8)
 
+    /// A start tag with more than 16 attributes (namespace declarations included) or 4,096 bytes: past those,
+    /// libxml2 2.9 takes time that grows with their square.
+    public static let tagTooLarge = XMLRefusal(.tagTooLarge)
+
     /// libxml2 could not allocate.
     public static let noMemory = XMLRefusal(.noMemory)
 
@@ -61,6 +66,7 @@ public struct XMLRefusal: CategorizedError, Sendable, Equatable, CustomStringCon
         case .tooManyElements(let bound): "more than \(bound) elements"
         case .tooLarge(let bound): "more than \(bound) bytes"
         case .notUTF8: "an encoding other than UTF-8"
+        case .tagTooLarge: "a start tag with more than 16 attributes or 4,096 bytes"
         case .noMemory: "out of memory while reading XML"
         }
     }
