@@ -64,6 +64,18 @@ let package = Package(
             name: "CMockCDNCrypto",
             dependencies: ["CLibCrypto"]
         ),
+        // libxml2, found through pkg-config.
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        // libxml2's push parser behind a tiny C API: the XML documents S3 clients send and an S3 store answers,
+        // read with no DTD, no entity expansion and a nesting bound (XMLReader).
+        .target(
+            name: "CMockCDNXML",
+            dependencies: ["CLibXML2"]
+        ),
         // The allocator setting `mockcdn serve` makes at start (large blocks mapped and unmapped), the trim of
         // free memory a quiet server makes (glibc only), and the early writeback of a large upload's dirty pages
         // (Linux only).
@@ -102,8 +114,11 @@ let package = Package(
             dependencies: [
                 "CMockCDNCrypto",
                 "CMockCDNMemory",
+                "CMockCDNXML",
                 "CVipsLoader",
                 .product(name: "NIOCore", package: "swift-nio"),
+                // NIOThreadPool: XML documents are read on it, off the event loops and the cooperative pool.
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings

@@ -18,6 +18,8 @@
 #   resize           per-request resize next to in-process libvips, and a cached variant
 #   events           small PutObject throughput with no webhook and with a webhook that never answers
 #   small-objects    boto3 PUT and GET objects/s at concurrency 1 and 25, 1 KB and 100 KB, next to moto_server
+#   s3-xml           DeleteObjects of 1,000 keys, a 10,000-part completion, two 8 MiB bodies and health meanwhile,
+#                    next to moto_server
 #   scale            cost against work: reads by connections, ListObjectsV2 by keys, journal queries by
 #                    entries, resizes by concurrent sources, a video poster; tables and SVG charts
 #   profile          perf's top-10 functions of the FAT read (the tarball's build, unstripped)
@@ -36,7 +38,8 @@ while [ $# -gt 0 ]; do
     case "$argument" in
     --quick) quick=1 ;;
     --before) BEFORE=$(realpath "${1:?--before needs a mockcdn binary}") && shift ;;
-    reads | upload | upload-s3-store | s3-upload | s3-store | resize | events | small-objects | scale | profile | memory)
+    reads | upload | upload-s3-store | s3-upload | s3-store | resize | events | small-objects | s3-xml | scale | profile \
+        | memory)
         chosen+=("$argument") ;;
     -h | --help) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" && exit 0 ;;
     *) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" >&2; exit 2 ;;
@@ -85,8 +88,8 @@ if runs resize; then
     cc -O2 -o .build/bench/vips_resize Benchmarks/resize/vips_resize.c $(pkg-config --cflags --libs vips)
 fi
 before=()
-if ! runs reads; then
-    :  # only the reads time an earlier build
+if ! runs reads && ! runs s3-xml; then
+    :  # only the reads and the XML bodies time an earlier build
 elif [ -n "${BEFORE:-}" ] && [ -x "$BEFORE" ]; then
     before=(--before "$BEFORE")
 elif [ -n "${BEFORE:-}" ]; then
@@ -139,6 +142,7 @@ part() {
     part events "Uploads with a hanging webhook target" python3 Benchmarks/upload_events.py --binary "$binary"
     part small-objects "Small objects through boto3 (LocalStack's published measure)" \
         python3 Benchmarks/small_objects.py --binary "$binary"
+    part s3-xml "S3 XML request bodies" python3 Benchmarks/s3_xml.py --binary "$binary" "${before[@]}"
     part scale "Scale curves" python3 Benchmarks/scale.py --binary "$binary" --seconds "$seconds"
     part profile "Profile of the FAT read" python3 Benchmarks/profile.py --binary "${profiled:-}"
     part memory "Memory under read load" python3 Benchmarks/memory.py --binary "$binary" --seconds "$seconds" --also-data-dir \

@@ -21,5 +21,7 @@ let package = Package(
         .executableTarget(name: "FuzzSigV4", dependencies: [.product(name: "MockCDNCore", package: mockcdn)]),
         // multipart/form-data: boundary from Content-Type, then the streaming reader over the body.
         .executableTarget(name: "FuzzMultipart", dependencies: [.product(name: "MockCDNServer", package: mockcdn)]),
+        // XML documents (S3's request bodies) through XMLReader, whole and in chunks.
+        .executableTarget(name: "FuzzXML", dependencies: [.product(name: "MockCDNCore", package: mockcdn)]),
     ]
 )

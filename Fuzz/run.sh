@@ -10,7 +10,7 @@ swift build --sanitize=fuzzer --sanitize=address
 bin=$(swift build --sanitize=fuzzer --sanitize=address --show-bin-path)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in FuzzRange FuzzPolicy FuzzSigV4 FuzzMultipart; do
+for target in FuzzRange FuzzPolicy FuzzSigV4 FuzzMultipart FuzzXML; do
     mkdir -p "$work/$target"
     cp Corpus/$target/* "$work/$target/"
     if [ -d "Regressions/$target" ]; then

@@ -111,14 +111,19 @@ public final class S3Client: Sendable {
             ]
             if let token { query.append(("continuation-token", token)) }
             let response = try await self.send("GET", key: "", query: query, idempotent: true)
-            let document = String(buffer: try await self.bounded { try await response.body.collect(upTo: 16 << 20) })
-            for encoded in XMLText.values(of: "Key", in: document) {
-                guard let key = PercentEncoding.decode(Array(encoded.utf8)) else { continue }
+            let document = try await self.tree(
+                of: try await self.bounded { try await response.body.collect(upTo: Self.answerLimits.maximumBytes) },
+                answering: "ListObjectsV2"
+            )
+            for contents in document.children(named: "Contents") {
+                guard let encoded = contents.child(named: "Key")?.text,
+                    let key = PercentEncoding.decode(Array(encoded.utf8))
+                else { continue }
                 keys.append(key)
             }
             token =
-                XMLText.value(of: "IsTruncated", in: document) == "true"
-                ? XMLText.value(of: "NextContinuationToken", in: document) : nil
+                document.child(named: "IsTruncated")?.text == "true"
+                ? document.child(named: "NextContinuationToken")?.text : nil
         } while token != nil
         return keys
     }
@@ -132,9 +137,12 @@ public final class S3Client: Sendable {
             query: [("uploads", ""), ("prefix", prefix)],
             idempotent: true
         )
-        let document = String(buffer: try await self.bounded { try await response.body.collect(upTo: 16 << 20) })
-        return XMLText.values(of: "Upload", in: document).compactMap { upload in
-            guard let key = XMLText.value(of: "Key", in: upload), let id = XMLText.value(of: "UploadId", in: upload)
+        let document = try await self.tree(
+            of: try await self.bounded { try await response.body.collect(upTo: Self.answerLimits.maximumBytes) },
+            answering: "ListMultipartUploads"
+        )
+        return document.children(named: "Upload").compactMap { upload in
+            guard let key = upload.child(named: "Key")?.text, let id = upload.child(named: "UploadId")?.text
             else { return nil }
             return (key, id)
         }
@@ -158,8 +166,11 @@ public final class S3Client: Sendable {
     /// CreateMultipartUpload. - Returns: the upload id.
     public func createMultipartUpload(_ key: String) async throws -> String {
         let response = try await self.send("POST", key: key, query: [("uploads", "")], idempotent: false)
-        let document = String(buffer: try await self.bounded { try await response.body.collect(upTo: 1 << 20) })
-        guard let id = XMLText.value(of: "UploadId", in: document), !id.isEmpty else {
+        let document = try await self.tree(
+            of: try await self.bounded { try await response.body.collect(upTo: 1 << 20) },
+            answering: "CreateMultipartUpload"
+        )
+        guard let id = document.child(named: "UploadId")?.text, !id.isEmpty else {
             throw MockCDNError.storageFailure("the S3 store answered CreateMultipartUpload without an UploadId")
         }
         return id
@@ -200,9 +211,11 @@ public final class S3Client: Sendable {
             idempotent: true
         )
         // S3 may answer 200 with an error document once the completion has started.
-        let answer = String(buffer: try await self.bounded { try await response.body.collect(upTo: 1 << 20) })
-        if let code = XMLText.value(of: "Code", in: answer), answer.contains("<Error>") {
-            throw Failure(status: 500, code: code, message: XMLText.value(of: "Message", in: answer) ?? "")
+        let answer = try await self.bounded { try await response.body.collect(upTo: 1 << 20) }
+        if let error = try? await XMLReader.read(answer, limits: Self.answerLimits), error.name == "Error",
+            let code = error.child(named: "Code")?.text
+        {
+            throw Failure(status: 500, code: code, message: error.child(named: "Message")?.text ?? "")
         }
     }
 
@@ -214,6 +227,26 @@ public final class S3Client: Sendable {
     }
 
     // MARK: - Requests
+
+    /// The bounds of an answer's XML: a listing page of 1,000 keys is well under both.
+    static let answerLimits = XMLReader.Limits(maximumBytes: 16 << 20, maximumElements: 1 << 20)
+
+    /// A 2xx answer's XML document, read on NIO's thread pool (`XMLReader`).
+    ///
+    /// - Parameters:
+    ///   - body: the answer's body.
+    ///   - operation: the operation answered, for the message.
+    /// - Returns: the root element.
+    /// - Throws: `MockCDNError.storageFailure` when it is no XML MockCDN reads.
+    func tree(of body: ByteBuffer, answering operation: String) async throws -> XMLTree {
+        do {
+            return try await XMLReader.read(body, limits: Self.answerLimits)
+        } catch let refusal as XMLRefusal {
+            throw MockCDNError.storageFailure(
+                "the S3 store at \(self.location.endpoint) answered \(operation) with \(refusal.description)"
+            )
+        }
+    }
 
     /// Sends one signed request and answers its response when the status is 2xx; otherwise throws `Failure`
     /// (S3 answered) or `MockCDNError.storageFailure` (it could not be reached in time).
@@ -236,11 +269,13 @@ public final class S3Client: Sendable {
                     deadline: deadline
                 )
                 if (200..<300).contains(response.status.code) { return response }
-                let text = String(buffer: try await response.body.collect(upTo: 64 * 1024))
+                let answer = try await response.body.collect(upTo: 64 * 1024)
+                // An answer that is no S3 error document (a proxy's page) is named by its status.
+                let error = try? await XMLReader.read(answer, limits: Self.answerLimits)
                 let failure = Failure(
                     status: Int(response.status.code),
-                    code: XMLText.value(of: "Code", in: text) ?? "HTTP\(response.status.code)",
-                    message: XMLText.value(of: "Message", in: text) ?? ""
+                    code: error?.child(named: "Code")?.text ?? "HTTP\(response.status.code)",
+                    message: error?.child(named: "Message")?.text ?? ""
                 )
                 guard failure.status >= 500, idempotent, attempt <= self.retries, NIODeadline.now() < deadline else {
                     throw failure

@@ -62,7 +62,16 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
         reserving: routePrefixes,
         buckets: BucketRegistry(directory: directory)
     )
-    try await apps.buckets.refresh { apps.configuredApp(id: $0) }
+    // A shared directory (the S3 store's) that does not answer is read on first use instead, so that the server
+    // starts degraded as the store's probe above allows.
+    do {
+        try await apps.buckets.refresh { apps.configuredApp(id: $0) }
+    } catch let error where directory.isShared {
+        logger.warning(
+            "the created buckets could not be read yet; they are read again when a bucket is named",
+            metadata: ["error": "\(error)"]
+        )
+    }
     let faults = FaultInjector()
     let events = ObjectEvents(
         apps: apps,

@@ -39,7 +39,7 @@ struct S3MultipartUploadTests {
     }
 
     @Test("boto3's document, with its namespace, quoted ETags and checksums, is read in order")
-    func parsesBoto3Document() throws {
+    func parsesBoto3Document() async throws {
         let document = """
             <?xml version="1.0" encoding="UTF-8"?>
             <CompleteMultipartUpload xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Part>\
@@ -47,7 +47,7 @@ struct S3MultipartUploadTests {
             <ChecksumCRC32>NhCmhg==</ChecksumCRC32></Part><Part><ETag>"7d793037a0760186574b0282f2f435e7"</ETag>\
             <PartNumber> 2 </PartNumber></Part></CompleteMultipartUpload>
             """
-        let parts = try CompletedParts(parsing: document)
+        let parts = try await CompletedParts.read(ByteBuffer(string: document))
         #expect(
             parts.entries == [
                 .init(number: 1, etag: "\"5d41402abc4b2a76b9719d911017c592\""),
@@ -66,22 +66,39 @@ struct S3MultipartUploadTests {
             "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber></Part></CompleteMultipartUpload>",
             "<CompleteMultipartUpload><Part><PartNumber>one</PartNumber><ETag>x</ETag></Part></CompleteMultipartUpload>",
             "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>x</ETag></Part>",
+            "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><PartNumber>2</PartNumber><ETag>x</ETag></Part>"
+                + "</CompleteMultipartUpload>",
+            // Only a commented-out part.
+            "<CompleteMultipartUpload><!--<Part><PartNumber>1</PartNumber><ETag>x</ETag></Part>-->"
+                + "</CompleteMultipartUpload>",
+            #"<CompleteMultipartUpload xmlns="urn:other"><Part><PartNumber>1</PartNumber><ETag>x</ETag></Part>"#
+                + "</CompleteMultipartUpload>",
+            #"<!DOCTYPE c [<!ENTITY e "1">]><CompleteMultipartUpload><Part><PartNumber>&e;</PartNumber>"#
+                + "<ETag>x</ETag></Part></CompleteMultipartUpload>",
+            "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>x</ETag>"
+                + String(repeating: "<a>", count: 10_000) + String(repeating: "</a>", count: 10_000)
+                + "</Part></CompleteMultipartUpload>",
         ]
     )
-    func malformed(document: String) {
+    func malformed(document: String) async {
         do {
-            _ = try CompletedParts(parsing: document)
+            _ = try await CompletedParts.read(ByteBuffer(string: document))
             Issue.record("read as a completion: \(document)")
-        } catch {
+        } catch let error as S3Error {
             #expect(error.code == "MalformedXML" && error.status == .badRequest)
+            #expect(error.message == S3Error.malformedXML.message)
+        } catch {
+            Issue.record("not S3's error: \(error)")
         }
     }
 
     @Test("more than 10,000 parts is MalformedXML")
-    func tooManyParts() {
+    func tooManyParts() async {
         let parts = String(repeating: "<Part><PartNumber>1</PartNumber><ETag>x</ETag></Part>", count: 10_001)
-        #expect(throws: S3Error.self) {
-            try CompletedParts(parsing: "<CompleteMultipartUpload>" + parts + "</CompleteMultipartUpload>")
+        await #expect(throws: S3Error.self) {
+            try await CompletedParts.read(
+                ByteBuffer(string: "<CompleteMultipartUpload>" + parts + "</CompleteMultipartUpload>")
+            )
         }
     }
 
@@ -112,7 +129,8 @@ struct S3MultipartUploadTests {
 
     static func completion(_ parts: [(Int, String)]) throws -> CompletedParts {
         let body = parts.map { "<Part><PartNumber>\($0.0)</PartNumber><ETag>\($0.1)</ETag></Part>" }.joined()
-        return try CompletedParts(parsing: "<CompleteMultipartUpload>\(body)</CompleteMultipartUpload>")
+        let document = ByteBuffer(string: "<CompleteMultipartUpload>\(body)</CompleteMultipartUpload>")
+        return try CompletedParts(try XMLReader.parse(document, limits: CompletedParts.limits))
     }
 
     static func refusal(_ parts: [(Int, String)], sizes: [Int]) throws -> S3Error? {

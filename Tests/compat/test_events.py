@@ -588,6 +588,7 @@ def test_s3_notification_refusals(server):
     client.meta.events.register("before-sign.s3.PutBucketNotificationConfiguration", malformed)
     assert refused(lambda: client.put_bucket_notification_configuration(
         Bucket="demo", NotificationConfiguration={})) == (400, "MalformedXML")
-    # A bucket PUT that is no notification configuration (CreateBucket) is an operation MockCDN does not do.
-    status, body, _ = request(f"{server}/demo", "PUT", b"")
+    # A bucket sub-resource PUT that is no notification configuration (PutBucketCors) is an operation MockCDN
+    # does not do.
+    status, body, _ = request(f"{server}/demo?cors", "PUT", b"<CORSConfiguration/>")
     assert status == 501 and b"<Code>NotImplemented</Code>" in body

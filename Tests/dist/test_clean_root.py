@@ -203,7 +203,7 @@ def test_unpacked_anywhere_it_serves_its_fixtures_and_resizes(root):
         status, body, _ = fetch(url + "/demo/fixtures/sample.jpg?w=20&h=20", {"fat": fat})
         assert status == 200 and body.startswith(b"\xff\xd8"), body[:200]
     readme = (top / "README.txt").read_text()
-    assert readme.count("apt-get install --no-install-recommends libvips42 libssl3 ffmpeg ca-certificates") == 1
+    assert readme.count("apt-get install --no-install-recommends libvips42 libssl3 libxml2 ffmpeg ca-certificates") == 1
 
 
 def test_the_containers_guide_unpacks_the_tarball_as_written(root):

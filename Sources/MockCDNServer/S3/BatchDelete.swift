@@ -3,9 +3,10 @@ import Hummingbird
 import MockCDNCore
 import NIOCore
 
-/// DeleteObjects (`POST /{app}?delete`): the XML batch `<Delete><Object><Key>...</Key></Object>...</Delete>`,
-/// at most 1,000 keys, each deleted as DeleteObject deletes it. The answer lists every key deleted (none in
-/// quiet mode) and an `<Error>` for each key that could not be (`InvalidURI` or `KeyTooLongError` for a key MockCDN refuses).
+/// DeleteObjects (`POST /{app}?delete`): the XML batch `<Delete><Object><Key>...</Key></Object>...</Delete>`
+/// (read by `DeleteRequest`), at most 1,000 keys, each deleted as DeleteObject deletes it. The answer lists
+/// every key deleted (none in quiet mode) and an `<Error>` for each key that could not be (`InvalidURI` or
+/// `KeyTooLongError` for a key MockCDN refuses).
 struct BatchDelete {
     let remover: ObjectRemover
 
@@ -14,38 +15,15 @@ struct BatchDelete {
     /// The most bytes of XML read: 1,000 keys of 1,024 bytes, escaped, with room to spare.
     static let maximumBodyBytes = 8 << 20
 
-    /// The keys of a DeleteObjects document, in order, and whether it asks for quiet mode.
-    ///
-    /// - Parameter document: the request body.
-    /// - Returns: the keys as sent and the quiet flag.
-    /// - Throws: 400 `MalformedXML` for a document without `<Delete>` or more than 1,000 keys, or an
-    ///   `<Object>` without a `<Key>`.
-    static func parse(_ document: String) throws -> (keys: [String], quiet: Bool) {
-        guard let delete = XMLText.elements("Delete", in: S3XML.withoutNamespace(document, root: "Delete")[...]).first
-        else {
-            throw S3Error.malformedXML
-        }
-        var keys: [String] = []
-        for object in XMLText.elements("Object", in: delete) {
-            guard let key = XMLText.elements("Key", in: object).first else { throw S3Error.malformedXML }
-            keys.append(XMLText.unescaped(key))
-        }
-        guard !keys.isEmpty, keys.count <= Self.maximumKeys else { throw S3Error.malformedXML }
-        let quiet = XMLText.elements("Quiet", in: delete).first.map { $0.lowercased() == "true" } ?? false
-        return (keys, quiet)
-    }
-
-    static var malformed: S3Error { .malformedXML }
-
     /// Deletes each key of `app` and answers S3's `DeleteResult`.
     ///
     /// - Parameters:
-    ///   - document: the request body.
+    ///   - request: the document's keys and quiet flag.
     ///   - app: the bucket's app.
     /// - Returns: the `DeleteResult`.
-    /// - Throws: 400 `MalformedXML`; what the store throws.
-    func delete(_ document: String, app: MediaApp) async throws -> Response {
-        let (keys, quiet) = try Self.parse(document)
+    /// - Throws: what the store throws.
+    func delete(_ request: DeleteRequest, app: MediaApp) async throws -> Response {
+        let (keys, quiet) = (request.keys, request.quiet)
         // A key MockCDN refuses is that key's error (S3's code for it); a store that fails fails the request.
         // By position, not by text: keys are bytes, and two keys Swift calls equal may both be named.
         var refusals: [S3Error?] = []

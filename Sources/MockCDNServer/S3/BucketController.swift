@@ -55,7 +55,7 @@ struct BucketController {
             let digests = try PayloadDigests(request, query: query, trailers: false)
             digests.update(body)
             try digests.verify()
-            return try self.notifications.put(String(buffer: body), app: app)
+            return try await self.notifications.put(body, app: app)
         }
     }
 
@@ -93,7 +93,7 @@ struct BucketController {
             }
             digests.update(body)
             try digests.verify()
-            return try await self.batch.delete(String(buffer: body), app: app)
+            return try await self.batch.delete(try await DeleteRequest.read(body), app: app)
         }
     }
 

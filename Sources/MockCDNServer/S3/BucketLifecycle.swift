@@ -44,7 +44,7 @@ struct BucketLifecycle {
                 return Self.created(name)
             }
             if let problem = BucketName.problem(name) { throw S3Error.invalidBucketName(name, problem) }
-            try Self.checkLocation(XMLText.value(of: "LocationConstraint", in: String(buffer: body)), region: region)
+            try Self.checkLocation(await Self.locationConstraint(in: body), region: region)
             switch try await self.apps.buckets.create(name, owner: owner, at: self.clock.now) {
             case .created: return Self.created(name)
             case .exists(let holder) where holder == owner.id:
@@ -160,6 +160,15 @@ struct BucketLifecycle {
     /// S3's answer to a bucket made: 200, `Location: /{bucket}`.
     private static func created(_ name: String) -> Response {
         Response(status: .ok, headers: [.location: "/" + name])
+    }
+
+    /// The `LocationConstraint` of a CreateBucket body: none for an empty body, else read from its
+    /// `CreateBucketConfiguration` (400 `MalformedXML` for any other document).
+    private static func locationConstraint(in body: ByteBuffer) async throws -> String? {
+        guard body.readableBytes > 0 else { return nil }
+        let limits = XMLReader.Limits(maximumBytes: Self.maximumConfigurationBytes, maximumElements: 64)
+        let tree = try await S3XML.tree(of: body, root: "CreateBucketConfiguration", limits: limits)
+        return tree.child(named: "LocationConstraint").map { String($0.trimmedText) }
     }
 
     /// A `CreateBucketConfiguration`'s `LocationConstraint` against the region the key's requests are signed

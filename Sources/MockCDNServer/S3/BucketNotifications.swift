@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import MockCDNCore
+import NIOCore
 
 /// S3's `PutBucketNotificationConfiguration` and `GetBucketNotificationConfiguration` (`PUT|GET
 /// /{app}?notification`), in S3's XML, on the app's notification targets (`ObjectEvents`): its queues
@@ -12,6 +13,11 @@ struct BucketNotifications {
 
     /// The largest document read.
     static let maximumBodyBytes = 64 * 1024
+    /// The bounds of the document: the body limit, and as many elements as 64 KiB can hold (`<a/>`).
+    static let limits = XMLReader.Limits(
+        maximumBytes: Self.maximumBodyBytes,
+        maximumElements: Self.maximumBodyBytes / 4
+    )
 
     /// The XML element of each kind of ARN target, and the element holding its ARN.
     static let kinds: [(element: String, arn: String)] = [
@@ -59,19 +65,16 @@ struct BucketNotifications {
     /// Sets the app's ARN targets from a `NotificationConfiguration` document.
     ///
     /// - Parameters:
-    ///   - document: the request body.
+    ///   - body: the request body, read and authenticated.
     ///   - app: the app.
     /// - Returns: 200 with no body, as S3 answers.
     /// - Throws: 400 `MalformedXML` for a document that is not one, 400 `InvalidArgument` for a target S3
     ///   would refuse (an unknown event, a filter rule other than prefix or suffix, a missing ARN).
-    func put(_ document: String, app: MediaApp) throws -> Response {
-        let bare = S3XML.withoutNamespace(document, root: "NotificationConfiguration")
-        let empty = bare.range(of: #"<NotificationConfiguration(\s+xmlns="[^"]*")?\s*/>"#, options: .regularExpression)
-        guard let root = XMLText.elements("NotificationConfiguration", in: bare[...]).first ?? (empty != nil ? "" : nil)
-        else { throw S3Error.malformedXML }
+    func put(_ body: ByteBuffer, app: MediaApp) async throws -> Response {
+        let root = try await S3XML.tree(of: body, root: "NotificationConfiguration", limits: Self.limits)
         var parsed: [[NotificationTarget]] = []
         for kind in Self.kinds {
-            parsed.append(try XMLText.elements(kind.element, in: root).map { try Self.target($0, arn: kind.arn) })
+            parsed.append(try root.children(named: kind.element).map { try Self.target($0, arn: kind.arn) })
         }
         do {
             try self.events.changeConfiguration(of: app.id) { configuration in
@@ -85,21 +88,22 @@ struct BucketNotifications {
         return Response(status: .ok)
     }
 
-    /// One configuration element's target.
-    private static func target(_ element: Substring, arn name: String) throws -> NotificationTarget {
-        let id = XMLText.elements("Id", in: element).first.map(XMLText.unescaped)
-        guard let arn = XMLText.elements(name, in: element).first.map(XMLText.unescaped) else {
+    /// One configuration element's target: its `Id`, ARN, `Event`s and `Filter/S3Key/FilterRule`s.
+    private static func target(_ element: XMLTree, arn name: String) throws -> NotificationTarget {
+        let id = element.child(named: "Id")?.text
+        guard let arn = element.child(named: name)?.text else {
             throw Self.invalid("a \(name) configuration needs its \(name) ARN")
         }
         var target = NotificationTarget(
             id: id?.isEmpty == false ? id : nil,
             arn: arn,
-            events: XMLText.elements("Event", in: element).map(XMLText.unescaped)
+            events: element.children(named: "Event").map(\.text)
         )
-        for rule in XMLText.elements("FilterRule", in: element) {
-            guard let ruleName = XMLText.elements("Name", in: rule).first.map(XMLText.unescaped),
-                let value = XMLText.elements("Value", in: rule).first.map(XMLText.unescaped)
-            else { throw S3Error.malformedXML }
+        let rules = element.child(named: "Filter")?.child(named: "S3Key")?.children(named: "FilterRule") ?? []
+        for rule in rules {
+            guard let ruleName = rule.child(named: "Name")?.text, let value = rule.child(named: "Value")?.text else {
+                throw S3Error.malformedXML
+            }
             switch ruleName.lowercased() {
             case "prefix": target.prefix = value
             case "suffix": target.suffix = value

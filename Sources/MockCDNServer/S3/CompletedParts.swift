@@ -1,5 +1,6 @@
 import Foundation
 import MockCDNCore
+import NIOCore
 
 /// The parts a CompleteMultipartUpload names (`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber>
 /// <ETag>"..."</ETag></Part>...`), and the checks S3 makes of them before it joins anything: each part
@@ -14,26 +15,38 @@ struct CompletedParts: Equatable {
 
     /// The most bytes of XML read: 10,000 parts with their checksums, with room to spare.
     static let maximumBodyBytes = 4 << 20
+    /// The bounds of the document: the body limit, and the elements 10,000 `<Part>`s may hold (`PartNumber`,
+    /// `ETag` and S3's five checksums) with the root.
+    static let limits = XMLReader.Limits(
+        maximumBytes: Self.maximumBodyBytes,
+        maximumElements: 1 + MultipartUploads.maximumPartNumber * 8
+    )
 
     let entries: [Entry]
 
-    /// Reads the document.
+    /// Reads a CompleteMultipartUpload body, off the event loops.
     ///
-    /// - Parameter document: the request body.
-    /// - Throws: 400 `MalformedXML` for no `<CompleteMultipartUpload>`, no part, more than 10,000, or a part
-    ///   without a whole `<PartNumber>` or an `<ETag>`.
-    init(parsing document: String) throws(S3Error) {
-        let bare = S3XML.withoutNamespace(document, root: "CompleteMultipartUpload")
-        guard let root = XMLText.elements("CompleteMultipartUpload", in: bare[...]).first else {
-            throw .malformedXML
-        }
+    /// - Parameter body: the request body, read and authenticated.
+    /// - Returns: the parts it names.
+    /// - Throws: 400 `MalformedXML` for a document that is not a completion S3 would take.
+    static func read(_ body: ByteBuffer) async throws -> CompletedParts {
+        try CompletedParts(try await S3XML.tree(of: body, root: "CompleteMultipartUpload", limits: Self.limits))
+    }
+
+    /// The parts a `<CompleteMultipartUpload>` element names.
+    ///
+    /// - Parameter root: the root element.
+    /// - Throws: 400 `MalformedXML` for no part, more than 10,000, or a part without exactly one whole
+    ///   `<PartNumber>` and one `<ETag>`.
+    init(_ root: XMLTree) throws(S3Error) {
         var entries: [Entry] = []
-        for part in XMLText.elements("Part", in: root) {
-            guard let numberText = XMLText.elements("PartNumber", in: part).first,
-                let number = Int(XMLText.unescaped(numberText).trimmingCharacters(in: .whitespacesAndNewlines)),
-                let etag = XMLText.elements("ETag", in: part).first
-            else { throw .malformedXML }
-            entries.append(Entry(number: number, etag: XMLText.unescaped(etag)))
+        for part in root.children(named: "Part") {
+            let numbers = part.children(named: "PartNumber")
+            let etags = part.children(named: "ETag")
+            guard numbers.count == 1, etags.count == 1, let number = Int(numbers[0].trimmedText) else {
+                throw .malformedXML
+            }
+            entries.append(Entry(number: number, etag: etags[0].text))
         }
         guard !entries.isEmpty, entries.count <= MultipartUploads.maximumPartNumber else { throw .malformedXML }
         self.entries = entries

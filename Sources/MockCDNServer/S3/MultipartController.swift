@@ -91,7 +91,7 @@ struct MultipartController {
         )
         let (app, key, source) = (authenticated.app, authenticated.key, authenticated.source)
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
-            let document = try CompletedParts(parsing: String(buffer: body))
+            let document = try await CompletedParts.read(body)
             let condition = try WriteCondition(request)
             await self.parts.freeExpired()
             let upload = try self.parts.uploads.beginCompletion(id, key: key, now: self.clock.now)

@@ -1,4 +1,5 @@
 import HTTPTypes
+import MockCDNCore
 
 /// S3's refusals of multipart uploads, with its codes, texts and details.
 extension S3Error {
@@ -66,4 +67,14 @@ extension S3Error {
         code: "MalformedXML",
         message: "The XML you provided was not well-formed or did not validate against our published schema"
     )
+
+    /// 400 `MalformedXML` for a document `XMLReader` refused; the journal's reason says why.
+    ///
+    /// - Parameter refusal: why it was refused.
+    /// - Returns: S3's error.
+    static func malformedXML(because refusal: XMLRefusal) -> S3Error {
+        var error = Self.malformedXML
+        error.reason = refusal.description
+        return error
+    }
 }

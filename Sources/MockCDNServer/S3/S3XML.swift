@@ -31,21 +31,6 @@ struct S3XML {
 }
 
 extension S3XML {
-    /// A request's XML document (DeleteObjects', CompleteMultipartUpload's), read whole.
-    ///
-    /// - Parameters:
-    ///   - request: the request.
-    ///   - limit: the most bytes read.
-    /// - Returns: the body.
-    /// - Throws: 400 `MalformedXML` past `limit`, as S3 answers a document it will not read.
-    static func document(of request: Request, upTo limit: Int) async throws -> ByteBuffer {
-        do {
-            return try await request.body.collect(upTo: limit)
-        } catch {
-            throw S3Error.malformedXML
-        }
-    }
-
     /// Text inside the element being written.
     mutating func characters(_ value: String) {
         self.text += XMLText.escaped(value)
@@ -62,22 +47,5 @@ extension S3XML {
             xml.element("ID", app.account.id)
             xml.element("DisplayName", app.account.id)
         }
-    }
-}
-
-extension S3XML {
-    /// A client's document with its root's namespace taken off (`<Delete xmlns="...">` as `<Delete>`): the
-    /// scan (`XMLText`) reads elements by their bare name.
-    ///
-    /// - Parameters:
-    ///   - document: the request body.
-    ///   - root: the root element's name.
-    /// - Returns: the document with a bare root tag.
-    static func withoutNamespace(_ document: String, root: String) -> String {
-        document.replacingOccurrences(
-            of: "<" + root + #"\s+xmlns="[^"]*"\s*>"#,
-            with: "<" + root + ">",
-            options: .regularExpression
-        )
     }
 }

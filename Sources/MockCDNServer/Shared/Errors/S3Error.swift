@@ -12,6 +12,8 @@ struct S3Error: ErrorEnvelope, ExplainedRefusal {
     var headers: HTTPFields = [:]
     /// The expiry of a credential refused for being past it (`ExplainedRefusal.expiredAt`).
     var expiredAt: Int64? = nil
+    /// What the journal adds to the code and message (why a document was `MalformedXML`); never in the body.
+    var reason: String? = nil
 
     static func missingCredential() -> S3Error {
         S3Error(
@@ -99,7 +101,7 @@ extension S3Error {
 extension S3Error {
     var publicMessage: String { self.message }
 
-    var explanation: String { self.code + ": " + self.message }
+    var explanation: String { self.code + ": " + self.message + (self.reason.map { " (\($0))" } ?? "") }
 
     /// S3's own words for a refused credential, a transform it cannot serve, and a key that is no key.
     static func specific(_ error: any Error) -> S3Error? {
