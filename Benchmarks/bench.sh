@@ -17,6 +17,9 @@
 #   s3-store         reads and uploads through --store s3:// next to moto_server alone (Benchmarks/s3_store.py)
 #   resize           per-request resize next to in-process libvips, and a cached variant
 #   events           small PutObject throughput with no webhook and with a webhook that never answers
+#   verify           POST /_mockcdn/verify with the largest body of costly path globs over a full journal, next
+#                    to the same verify with literal paths and the journal's listing (with BEFORE, also timed on
+#                    the earlier build)
 #   small-objects    boto3 PUT and GET objects/s at concurrency 1 and 25, 1 KB and 100 KB, next to moto_server
 #   s3-xml           DeleteObjects of 1,000 keys, a 10,000-part completion, two 8 MiB bodies and health meanwhile,
 #                    next to moto_server
@@ -38,8 +41,8 @@ while [ $# -gt 0 ]; do
     case "$argument" in
     --quick) quick=1 ;;
     --before) BEFORE=$(realpath "${1:?--before needs a mockcdn binary}") && shift ;;
-    reads | upload | upload-s3-store | s3-upload | s3-store | resize | events | small-objects | s3-xml | scale | profile \
-        | memory)
+    reads | upload | upload-s3-store | s3-upload | s3-store | resize | events | verify | small-objects | s3-xml | scale \
+        | profile | memory)
         chosen+=("$argument") ;;
     -h | --help) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" && exit 0 ;;
     *) sed -n '/^# Usage:/,/^# latest.md is left alone/s/^# //p' "$0" >&2; exit 2 ;;
@@ -88,8 +91,8 @@ if runs resize; then
     cc -O2 -o .build/bench/vips_resize Benchmarks/resize/vips_resize.c $(pkg-config --cflags --libs vips)
 fi
 before=()
-if ! runs reads && ! runs s3-xml; then
-    :  # only the reads and the XML bodies time an earlier build
+if ! runs reads && ! runs verify && ! runs s3-xml; then
+    :  # only the reads, verify and the XML bodies time an earlier build
 elif [ -n "${BEFORE:-}" ] && [ -x "$BEFORE" ]; then
     before=(--before "$BEFORE")
 elif [ -n "${BEFORE:-}" ]; then
@@ -140,6 +143,8 @@ part() {
     part resize "Resize" \
         python3 Benchmarks/resize.py --binary "$binary" --reference .build/bench/vips_resize --wrk-seconds "$seconds"
     part events "Uploads with a hanging webhook target" python3 Benchmarks/upload_events.py --binary "$binary"
+    part verify "Verify with the largest body of costly path globs" \
+        python3 Benchmarks/verify.py --binary "$binary" "${before[@]}"
     part small-objects "Small objects through boto3 (LocalStack's published measure)" \
         python3 Benchmarks/small_objects.py --binary "$binary"
     part s3-xml "S3 XML request bodies" python3 Benchmarks/s3_xml.py --binary "$binary" "${before[@]}"

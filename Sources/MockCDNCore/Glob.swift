@@ -1,96 +1,90 @@
 /// A wildcard pattern over bytes: `*` matches any run (`/` and `?` included, as in CloudFront's policy
 /// resources); everything else matches itself, and the pattern must cover the whole text. CloudFront
-/// policies and fault rules match with it.
+/// policies, fault rules and each segment of verify's path globs match with it.
 ///
 /// The pattern is split at `*` into literal segments. It matches when its first segment is a prefix, its
 /// last a suffix (not overlapping the prefix), and each middle segment is found in order between them.
 /// Taking each middle segment's leftmost occurrence is never wrong (an earlier end leaves more room for the
-/// rest), so no backtracking is needed; with a KMP search each segment costs time linear in the text it
-/// scans, and a match costs O(text + pattern) however many stars the pattern has.
+/// rest), so no backtracking is needed; with a KMP search (`ByteSearch`) each segment costs time linear in the
+/// text it scans, and a match costs O(text + pattern) however many stars the pattern has.
 public struct Glob: Sendable {
-    /// A literal between stars, with its KMP failure table: `failure[i]` is the length of the longest proper
-    /// prefix of `bytes[...i]` that is also its suffix.
-    struct Segment: Sendable {
-        let bytes: [UInt8]
-        let failure: [Int]
-
-        init(_ bytes: [UInt8]) {
-            self.bytes = bytes
-            var failure = [Int](repeating: 0, count: bytes.count)
-            var length = 0
-            for index in bytes.indices.dropFirst() {
-                while length > 0, bytes[index] != bytes[length] { length = failure[length - 1] }
-                if bytes[index] == bytes[length] { length += 1 }
-                failure[index] = length
-            }
-            self.failure = failure
-        }
-
-        /// Finds the segment's leftmost occurrence in `text[start..<end]`.
-        ///
-        /// - Parameters:
-        ///   - text: the path.
-        ///   - start: where to start looking.
-        ///   - end: where an occurrence must end by.
-        ///   - steps: counts the comparisons, at most twice the bytes scanned.
-        /// - Returns: the index just past the occurrence; nil when there is none.
-        func end(in text: [UInt8], from start: Int, to end: Int, steps: inout Int) -> Int? {
-            var matched = 0
-            var index = start
-            while end - index >= self.bytes.count - matched {
-                steps += 1
-                if text[index] == self.bytes[matched] {
-                    matched += 1
-                    index += 1
-                    if matched == self.bytes.count { return index }
-                } else if matched > 0 {
-                    matched = self.failure[matched - 1]
-                } else {
-                    index += 1
-                }
-            }
-            return nil
-        }
-    }
-
-    private let first: [UInt8]
+    // Usable from inlinable code: verify matches a glob against each segment of a path, and a call into this
+    // module per segment costs more than the comparison it makes.
+    @usableFromInline let first: [UInt8]
     /// Empty middle segments (`**`) are dropped.
-    private let middle: [Segment]
-    private let last: [UInt8]
+    @usableFromInline let middle: [ByteSearch]
+    @usableFromInline let last: [UInt8]
     /// No `*`: the text must equal `first`.
-    private let exact: Bool
+    @usableFromInline let exact: Bool
 
+    /// Compiles a pattern.
+    ///
+    /// - Parameter pattern: the pattern's bytes, `*` the only wildcard.
     public init(_ pattern: some Sequence<UInt8>) {
         let parts = Array(pattern).split(separator: UInt8(ascii: "*"), omittingEmptySubsequences: false)
             .map(Array.init)
         self.first = parts[0]
         self.last = parts[parts.count - 1]
-        self.middle = parts.dropFirst().dropLast().filter { !$0.isEmpty }.map(Segment.init)
+        self.middle = parts.dropFirst().dropLast().filter { !$0.isEmpty }.map { ByteSearch($0) }
         self.exact = parts.count == 1
     }
 
+    /// Whether every text matches: the pattern is stars only (`*`, `**`).
+    public var matchesEverything: Bool {
+        !self.exact && self.first.isEmpty && self.last.isEmpty && self.middle.isEmpty
+    }
+
+    /// Whether the pattern covers the whole of `text`.
+    ///
+    /// - Parameter text: the text.
+    /// - Returns: true when it matches.
     public func matches(_ text: [UInt8]) -> Bool {
         var steps = 0
-        return self.matches(text, steps: &steps)
+        return self.matches(text.span, steps: &steps)
     }
 
     /// Matches `text`, counting byte comparisons (so a test can show the cost is linear).
+    ///
+    /// - Parameters:
+    ///   - text: the text.
+    ///   - steps: counts the comparisons.
+    /// - Returns: true when it matches.
     public func matches(_ text: [UInt8], steps: inout Int) -> Bool {
+        self.matches(text.span, steps: &steps)
+    }
+
+    /// Matches text read in place (a path's segment, without copying it), counting byte comparisons: at most
+    /// the pattern's length plus twice the text's.
+    ///
+    /// - Parameters:
+    ///   - text: the text.
+    ///   - steps: counts the comparisons.
+    /// - Returns: true when the pattern covers the whole text.
+    @inlinable
+    public func matches(_ text: Span<UInt8>, steps: inout Int) -> Bool {
+        let count = text.count
         if self.exact {
-            steps += self.first.count
-            return text == self.first
+            guard count == self.first.count else { return false }
+            return Self.equal(text, from: 0, self.first, steps: &steps)
         }
-        guard text.count >= self.first.count + self.last.count else { return false }
-        steps += self.first.count + self.last.count
-        guard text.starts(with: self.first), text[(text.count - self.last.count)...].elementsEqual(self.last) else {
-            return false
-        }
+        guard count >= self.first.count + self.last.count else { return false }
+        let end = count - self.last.count
+        guard Self.equal(text, from: 0, self.first, steps: &steps),
+            Self.equal(text, from: end, self.last, steps: &steps)
+        else { return false }
         var position = self.first.count
-        let end = text.count - self.last.count
         for segment in self.middle {
             guard let next = segment.end(in: text, from: position, to: end, steps: &steps) else { return false }
             position = next
         }
+        return true
+    }
+
+    /// Whether `text[start...]` begins with `literal` (the caller has checked there is room).
+    @inlinable
+    static func equal(_ text: Span<UInt8>, from start: Int, _ literal: [UInt8], steps: inout Int) -> Bool {
+        steps += literal.count
+        for index in literal.indices where text[start + index] != literal[index] { return false }
         return true
     }
 }

@@ -77,6 +77,7 @@ public func buildApplication(
             let url =
                 "\(scheme)://\(hostForURL(configuration.host)):\(channel.localAddress?.port ?? configuration.port)"
             services.links.bound(to: url, publicURL: configuration.publicURL)
+            services.events.listener.bound(port: channel.localAddress?.port ?? configuration.port)
             await onReady(url)
         },
         logger: logger

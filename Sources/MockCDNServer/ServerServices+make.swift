@@ -73,11 +73,15 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
         )
     }
     let faults = FaultInjector()
+    let listener = OwnListener(host: configuration.host, port: configuration.port, publicURL: configuration.publicURL)
+    try checkTargets(configuration, against: listener)
     let events = ObjectEvents(
         apps: apps,
         clock: configuration.clock,
         configured: configuration.notifications,
-        deliveries: WebhookDeliveries(clock: configuration.clock) { url in faults.fire(delivery: url) }
+        deliveries: WebhookDeliveries(clock: configuration.clock) { url in faults.fire(delivery: url) },
+        listener: listener,
+        queue: configuration.eventQueue ?? EventQueue()
     )
     let eventing = EventingObjectStore(base: store, events: events)
     let links = LinkSigner(
@@ -94,6 +98,7 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
             store: eventing,
             links: links,
             deliveries: events.deliveries,
+            listener: listener,
             configured: configuration.webhooks
         ),
         clock: configuration.clock,
@@ -115,4 +120,25 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
         ),
         idleTimeoutSeconds: configuration.idleTimeoutSeconds
     )
+}
+
+/// Refuses a config file's webhook on MockCDN's own control routes, as the routes that set them at run time
+/// do: by the configured port (a port of 0 is not known yet; a file cannot name the port it will get) and the
+/// public URL.
+///
+/// - Parameters:
+///   - configuration: the server's configuration, with the config file's targets.
+///   - listener: MockCDN's own listener, before it is bound.
+/// - Throws: `MockCDNError.invalidConfiguration` naming the app and the target.
+private func checkTargets(_ configuration: ServerConfiguration, against listener: OwnListener) throws {
+    for (app, targets) in configuration.notifications.sorted(by: { $0.key < $1.key }) {
+        if let refusal = targets.ownListenerRefusal(listener) {
+            throw MockCDNError.invalidConfiguration("app \(app): notifications: \(refusal)")
+        }
+    }
+    for (app, hooks) in configuration.webhooks.sorted(by: { $0.key < $1.key }) {
+        if let refusal = hooks.ownListenerRefusal(listener) {
+            throw MockCDNError.invalidConfiguration("app \(app): webhooks: \(refusal)")
+        }
+    }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import MockCDNTesting
 import Testing
 
 @testable import MockCDNServer
@@ -122,10 +124,10 @@ struct VerificationTests {
             Self.record(1, path: "/a"), Self.record(2, path: "/b"), Self.record(3, path: "/a"),
         ]
         let document = try Self.decode(#"{"expectations":[{"path":"/a"},{"path":"/b"}]}"#)
-        let unordered = Verification(expectations: document.expectations, ordered: false).judge(records)
+        let unordered = try Verification(expectations: document.expectations, ordered: false).judge(records)
         #expect(unordered.map(\.matched) == [["r1", "r3"], ["r2"]])
         #expect(unordered.allSatisfy { $0.isMet })
-        let ordered = Verification(expectations: document.expectations, ordered: true).judge(records)
+        let ordered = try Verification(expectations: document.expectations, ordered: true).judge(records)
         #expect(ordered.map(\.matched) == [["r1", "r3"], []])
         #expect(
             ordered[1].problem
@@ -140,7 +142,7 @@ struct VerificationTests {
         let skipping = try Self.decode(
             #"{"expectations":[{"path":"/a","count":{"max":5}},{"path":"/none","count":0},{"path":"/b"}]}"#
         )
-        let judged = Verification(expectations: skipping.expectations, ordered: true).judge(records)
+        let judged = try Verification(expectations: skipping.expectations, ordered: true).judge(records)
         #expect(judged.map(\.isMet) == [true, true, false])
     }
 
@@ -165,7 +167,7 @@ struct VerificationTests {
             #"{"expectations":[{"method":"GET","path":"/demo/*.jpg","credential":"fat-header","status":200}]}"#
         )
         let outcome = try #require(
-            Verification(expectations: document.expectations, ordered: false).judge(records).first
+            try Verification(expectations: document.expectations, ordered: false).judge(records).first
         )
         #expect(outcome.nearMisses.map(\.record.id) == ["r4", "r2", "r5"])
         #expect(outcome.nearMisses[0].matched == [.method, .path, .status])
@@ -190,14 +192,14 @@ struct VerificationTests {
             )
         ]
         let status = try Self.decode(#"{"expectations":[{"path":"/demo/a.jpg","status":200}]}"#)
-        let byStatus = Verification(expectations: status.expectations, ordered: false).judge(records)
+        let byStatus = try Verification(expectations: status.expectations, ordered: false).judge(records)
         #expect(
             byStatus[0].nearMisses.first?.explanation
                 == "path matched, but status 403 where 200 was expected: the credential expired 3 min ago by the MockCDN clock"
         )
         // Without a status to explain, the credential's difference carries the account.
         let credential = try Self.decode(#"{"expectations":[{"path":"/demo/a.jpg","credential":"presigned"}]}"#)
-        let byCredential = Verification(expectations: credential.expectations, ordered: false).judge(records)
+        let byCredential = try Verification(expectations: credential.expectations, ordered: false).judge(records)
         #expect(
             byCredential[0].nearMisses.first?.explanation
                 == "path matched, but credential `none` where `presigned` was expected: the credential expired 3 min "
@@ -212,7 +214,7 @@ struct VerificationTests {
             #"{"expectations":[{"path":"/demo/*.jpg"},{"credential":"fat-header"},{"path":"/x","count":{"max":0}}]}"#
         )
         let report = VerificationReport(
-            outcomes: Verification(expectations: document.expectations, ordered: false).judge(records),
+            outcomes: try Verification(expectations: document.expectations, ordered: false).judge(records),
             ordered: false,
             since: nil
         )
@@ -224,5 +226,166 @@ struct VerificationTests {
                   no journal entry came close
                 """
         )
+    }
+
+    // MARK: - Cost
+
+    /// A byte glob by backtracking: the reference the linear matchers are held to.
+    static func slowGlob(_ pattern: ArraySlice<UInt8>, _ text: ArraySlice<UInt8>) -> Bool {
+        guard let first = pattern.first else { return text.isEmpty }
+        if first == UInt8(ascii: "*") {
+            return (text.startIndex...text.endIndex).contains { Self.slowGlob(pattern.dropFirst(), text[$0...]) }
+        }
+        return text.first == first && Self.slowGlob(pattern.dropFirst(), text.dropFirst())
+    }
+
+    /// A path glob by backtracking over segments.
+    static func slowPath(_ pattern: ArraySlice<[UInt8]>, _ path: ArraySlice<[UInt8]>) -> Bool {
+        guard let first = pattern.first else { return path.isEmpty }
+        if first == Array("**".utf8) {
+            return (path.startIndex...path.endIndex).contains { Self.slowPath(pattern.dropFirst(), path[$0...]) }
+        }
+        guard let segment = path.first else { return false }
+        return Self.slowGlob(first[...], segment[...]) && Self.slowPath(pattern.dropFirst(), path.dropFirst())
+    }
+
+    @Test("the linear path glob agrees with backtracking on 20,000 random patterns and paths")
+    func agreesWithBacktracking() {
+        let patternSegments = ["**", "*", "a", "b", "a*", "*a", "a*b", "*b*", "", "ab", "**a"]
+        let pathSegments = ["a", "b", "ab", "ba", "", "aab", "bab"]
+        // A fixed linear congruential sequence: the same cases on every run.
+        var seed: UInt64 = 0x5DEE_CE66
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        var disagreements: [String] = []
+        for _ in 0..<20_000 {
+            let pattern = (0..<(1 + next(7))).map { _ in patternSegments[next(patternSegments.count)] }
+            let path = (0..<(1 + next(8))).map { _ in pathSegments[next(pathSegments.count)] }
+            let patternText = "/" + pattern.joined(separator: "/")
+            let pathText = "/" + path.joined(separator: "/")
+            let expected = Self.slowPath(
+                ([""] + pattern).map { Array($0.utf8) }[...],
+                ([""] + path).map { Array($0.utf8) }[...]
+            )
+            if PathGlob(patternText).matches(pathText) != expected {
+                disagreements.append("\(patternText) on \(pathText)")
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
+    }
+
+    @Test("a run of more than 64 segments between two `**` is found at its leftmost place, or not at all")
+    func wideRuns() {
+        let run = "/**" + String(repeating: "/a*", count: 69) + "/b/**"
+        let cases: [(String, Bool)] = [
+            (String(repeating: "/a", count: 69) + "/b", true),
+            (String(repeating: "/a", count: 68) + "/b", false),
+            ("/x" + String(repeating: "/ab", count: 100) + "/b/c", true),
+            (String(repeating: "/a", count: 69) + "/c" + String(repeating: "/a", count: 69) + "/b/d", true),
+            (String(repeating: "/a", count: 69) + "/c" + String(repeating: "/a", count: 68) + "/b/d", false),
+            (String(repeating: "/a", count: 200), false),
+        ]
+        for (path, expected) in cases {
+            let slow = Self.slowPath(
+                run.split(separator: "/", omittingEmptySubsequences: false).map { Array($0.utf8) }[...],
+                path.split(separator: "/", omittingEmptySubsequences: false).map { Array($0.utf8) }[...]
+            )
+            #expect(slow == expected, "the reference on \(path.utf8.count) bytes")
+            #expect(PathGlob(run).matches(path) == expected, "\(path.utf8.count) bytes")
+        }
+    }
+
+    /// 1,023-byte patterns of the kinds that cost the old matcher its pattern's segments times the path's, and a
+    /// 2,047-byte path of 1,024 segments (the journal keeps 2,048 bytes of a path).
+    static let costlyPatterns: [(name: String, pattern: String)] = [
+        ("`**` repeated", String(repeating: "/**", count: 341)),
+        ("`**` then a segment, repeated", "/**" + String(repeating: "/a/**", count: 204)),
+        ("a run of 508 segments between two `**`", "/**" + String(repeating: "/*", count: 507) + "/x/**"),
+        ("a run of 60 segments between two `**`", "/**" + String(repeating: "/*", count: 59) + "/x/**"),
+        ("`*` in every segment", String(repeating: "/*", count: 511) + "/"),
+    ]
+    static let costlyPaths = [String(repeating: "/a", count: 1023) + "/", String(repeating: "/b", count: 1023) + "/"]
+
+    @Test("a match costs about the path's length, whatever the pattern's `**` segments", arguments: costlyPatterns)
+    func linearCost(name: String, pattern: String) {
+        let glob = PathGlob(pattern)
+        for path in Self.costlyPaths {
+            var steps = 0
+            _ = glob.matches(PathGlob.Path(path), steps: &steps)
+            // The old matcher took more than 300,000 steps (pattern segments times path segments) on these.
+            #expect(steps <= 8 * path.utf8.count, "\(name): \(steps) steps on \(path.utf8.count) bytes")
+        }
+    }
+
+    @Test("a judgement over its step limit is refused, naming the bound")
+    func stepLimit() throws {
+        let records = (1...100).map { Self.record($0, path: String(repeating: "/a", count: 500)) }
+        let document = try Self.decode(#"{"expectations":[{"path":"/**/b/**"},{"path":"/**/c/**"}]}"#)
+        #expect(throws: VerifyCostRefusal(limit: 50_000, expectations: 2, entries: 100)) {
+            try Verification(expectations: document.expectations, ordered: false, stepLimit: 50_000).judge(records)
+        }
+        #expect(
+            VerifyCostRefusal(limit: 300_000_000, expectations: 63, entries: 1000).publicMessage
+                == "verify takes at most 300,000,000 steps (a step: a byte of a path or query compared, a path "
+                + "segment visited, an entry judged) and these 63 expectations over 1,000 journal entries take "
+                + "more; judge fewer entries with since, or send fewer expectations or simpler path globs"
+        )
+        // The same document within the limit is judged: each path is read about once per expectation.
+        let outcomes = try Verification(expectations: document.expectations, ordered: false, stepLimit: 1_000_000)
+            .judge(records)
+        #expect(outcomes.map(\.isMet) == [false, false])
+    }
+
+    @Test("`query` is found byte for byte, `*` and all")
+    func queryBytes() throws {
+        let records = [
+            JournalRecord(id: "r1", method: "GET", path: "/a", query: "x=a*b", status: 200),
+            JournalRecord(id: "r2", method: "GET", path: "/a", query: "x=aab", status: 200),
+        ]
+        let document = try Self.decode(#"{"expectations":[{"query":"a*b"},{"query":"=aa"}]}"#)
+        let outcomes = try Verification(expectations: document.expectations, ordered: false).judge(records)
+        #expect(outcomes.map(\.matched) == [["r1"], ["r2"]])
+    }
+
+    @Test("a verify over its step limit is 400 naming the bound, and the journal is as it was")
+    func stepLimitOverHTTP() async throws {
+        var configuration = ServerConfiguration(logLevel: .warning)
+        configuration.fixturesDirectory = nil
+        configuration.verifyStepLimit = 100_000
+        try await MockCDNTestServer.withRunning(configuration) { server in
+            // 30 refused reads of an 805-byte path of 402 segments: about 24,000 steps to cut them up, and about
+            // 1,200 for each expectation to scan one for its `b`.
+            let path = "/demo" + String(repeating: "/a", count: 400)
+            for _ in 0..<30 { _ = try await HTTP.get(server.url(path)) }
+            let journal = try await HTTP.get(server.url("/_mockcdn/requests")).json["requests"] as? [[String: Any]]
+            try #require(journal?.count == 30)
+            let expectation = #"{"path":"/**/b/**"}"#
+            let five = try await HTTP.send(
+                "POST",
+                server.url("/_mockcdn/verify"),
+                body: Data(
+                    #"{"expectations":[\#(Array(repeating: expectation, count: 5).joined(separator: ","))]}"#.utf8
+                )
+            )
+            #expect(five.status == 400)
+            #expect(
+                five.json["error"] as? [String: String] == [
+                    "message": "verify takes at most 100,000 steps (a step: a byte of a path or query compared, a "
+                        + "path segment visited, an entry judged) and these 5 expectations over 30 journal entries "
+                        + "take more; judge fewer entries with since, or send fewer expectations or simpler path globs"
+                ]
+            )
+            // One expectation fits: judged, unmet (no `b` anywhere), with its near misses.
+            let one = try await HTTP.send(
+                "POST",
+                server.url("/_mockcdn/verify"),
+                body: Data(#"{"expectations":[\#(expectation)]}"#.utf8)
+            )
+            #expect(one.status == 409)
+            let after = try await HTTP.get(server.url("/_mockcdn/requests")).json["requests"] as? [[String: Any]]
+            #expect(after?.count == 30)
+        }
     }
 }

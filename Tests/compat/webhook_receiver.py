@@ -12,10 +12,10 @@ DEADLINE = 30
 
 
 class Receiver:
-    """A webhook target. `statuses` are answered in turn (then 200); `hang` holds every request until `release`
-    is set."""
+    """A webhook target. `statuses` are answered in turn (then 200), each with `answer` as its body; `hang` holds
+    every request until `release` is set."""
 
-    def __init__(self, statuses: list[int] | None = None, hang: bool = False):
+    def __init__(self, statuses: list[int] | None = None, hang: bool = False, answer: bytes = b""):
         self.statuses = list(statuses or [])
         self.hang = hang
         self.release = threading.Event()
@@ -33,8 +33,12 @@ class Receiver:
                 if receiver.hang:
                     receiver.release.wait(DEADLINE)
                 self.send_response(status)
-                self.send_header("Content-Length", "0")
+                self.send_header("Content-Length", str(len(answer)))
                 self.end_headers()
+                try:
+                    self.wfile.write(answer)
+                except OSError:
+                    pass  # MockCDN reads an answer up to its bound, then closes the connection
 
             def log_message(self, *_):
                 pass

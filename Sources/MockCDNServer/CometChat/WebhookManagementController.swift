@@ -88,7 +88,7 @@ struct WebhookManagementController {
             createdAt: now,
             updatedAt: now
         )
-        try Self.validate(hook)
+        try self.validate(hook)
         try self.hooks.changeCometChatWebhooks(of: app.id) { hooks in
             guard !hooks.contains(where: { $0.id == hook.id }) else {
                 throw CometChatError.badRequest("a webhook with id \(hook.id) already exists")
@@ -151,7 +151,7 @@ struct WebhookManagementController {
             if let enabled = body.enabled { hook.enabled = enabled }
             if let retry = body.retryOnFailure { hook.retryOnFailure = retry }
             hook.updatedAt = now
-            try Self.validate(hook)
+            try self.validate(hook)
             hooks[index] = hook
             return hook
         }
@@ -245,11 +245,15 @@ struct WebhookManagementController {
         return hook
     }
 
-    private static func validate(_ hook: CometChatWebhook) throws {
+    /// Checks a webhook's members, and that its URL is not one of MockCDN's own control routes.
+    private func validate(_ hook: CometChatWebhook) throws {
         do {
             try hook.validate()
         } catch {
             throw CometChatError.badRequest(error.message)
+        }
+        if let refusal = self.hooks.listener.refusal(of: hook.webhookURL, member: "webhookURL") {
+            throw CometChatError.badRequest(refusal)
         }
     }
 

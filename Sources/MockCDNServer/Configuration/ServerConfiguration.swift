@@ -62,6 +62,11 @@ public struct ServerConfiguration: Sendable {
     var webhooks: [String: VendorWebhookConfiguration] = [:]
     /// Wraps the store the server makes; the tests use it to make the store fail on purpose.
     var storeWrapper: (@Sendable (any ObjectStore) -> any ObjectStore)?
+    /// The steps one `POST /_mockcdn/verify` may take, when not the default; the tests lower it to reach the
+    /// bound in a debug build.
+    var verifyStepLimit: Int?
+    /// The upload events' queue, when not a new one; the tests hand one in to await its long polls.
+    var eventQueue: EventQueue?
 
     /// A configuration at every setting's declared default (`ServeSetting.all`), but for what is given here.
     public init(

@@ -61,7 +61,11 @@ struct TestControl {
             .addRoutes(to: control)
         TokensController(apps: self.apps, clock: self.clock).addRoutes(to: control)
         JournalController(journal: self.journal).addRoutes(to: control)
-        VerifyController(journal: self.journal).addRoutes(to: control)
+        VerifyController(
+            journal: self.journal,
+            stepLimit: self.configuration.verifyStepLimit ?? Verification.stepLimit
+        )
+        .addRoutes(to: control)
         ReportController(journal: self.journal).addRoutes(to: control)
         FaultsController(faults: self.faults).addRoutes(to: control)
         EventsController(events: self.events).addRoutes(to: control)

@@ -85,5 +85,15 @@ struct NotificationConfiguration: Codable, Sendable, Equatable {
     }
 }
 
+extension NotificationConfiguration {
+    /// Why a webhook of this configuration may not be delivered to: its URL is MockCDN's own control route.
+    ///
+    /// - Parameter listener: MockCDN's own listener.
+    /// - Returns: the refusal naming the first such webhook; nil when there is none.
+    func ownListenerRefusal(_ listener: OwnListener) -> String? {
+        self.webhooks.lazy.compactMap { listener.refusal(of: $0.url ?? "", member: "webhooks: url") }.first
+    }
+}
+
 /// The control routes answer a configuration as it is, every kind written (empty when none).
 extension NotificationConfiguration: ResponseEncodable {}

@@ -11,8 +11,10 @@ import Synchronization
 final class ObjectEvents: Sendable {
     let apps: AppRegistry
     let clock: MockClock
-    let queue = EventQueue()
+    let queue: EventQueue
     let deliveries: WebhookDeliveries
+    /// MockCDN's own listener, which no webhook target may name with a control route.
+    let listener: OwnListener
     /// The config file's targets, by app id.
     let configured: [String: NotificationConfiguration]
     /// Targets set at run time, by app id; they replace the file's for that app.
@@ -33,16 +35,22 @@ final class ObjectEvents: Sendable {
     ///   - clock: the virtual clock events are timed by.
     ///   - configured: the config file's targets by app id, validated.
     ///   - deliveries: the webhook delivery service.
+    ///   - listener: MockCDN's own listener.
+    ///   - queue: the built-in queue.
     init(
         apps: AppRegistry,
         clock: MockClock,
         configured: [String: NotificationConfiguration],
-        deliveries: WebhookDeliveries
+        deliveries: WebhookDeliveries,
+        listener: OwnListener,
+        queue: EventQueue = EventQueue()
     ) {
         self.apps = apps
         self.clock = clock
         self.configured = configured
         self.deliveries = deliveries
+        self.listener = listener
+        self.queue = queue
     }
 
     /// The app's targets now.
@@ -59,7 +67,7 @@ final class ObjectEvents: Sendable {
     ///   - configuration: the new targets.
     ///   - app: the app id.
     /// - Returns: the configuration as kept (ids given).
-    /// - Throws: `NotificationTarget.Invalid` for a bad target.
+    /// - Throws: `NotificationTarget.Invalid` for a bad target, or a webhook on MockCDN's own control routes.
     @discardableResult
     func setConfiguration(
         _ configuration: NotificationConfiguration,
@@ -77,7 +85,8 @@ final class ObjectEvents: Sendable {
     ///   - app: the app id.
     ///   - change: the change.
     /// - Returns: the configuration as kept (ids given).
-    /// - Throws: `NotificationTarget.Invalid` for a bad target; nothing changes then.
+    /// - Throws: `NotificationTarget.Invalid` for a bad target, or a webhook on MockCDN's own control routes;
+    ///   nothing changes then.
     @discardableResult
     func changeConfiguration(
         of app: String,
@@ -87,6 +96,9 @@ final class ObjectEvents: Sendable {
             var configuration = replaced[app] ?? self.configured[app] ?? NotificationConfiguration()
             change(&configuration)
             let validated = try configuration.validated()
+            if let refusal = validated.ownListenerRefusal(self.listener) {
+                throw NotificationTarget.Invalid(message: refusal)
+            }
             replaced[app] = validated
             return validated
         }

@@ -60,7 +60,7 @@ final class WebhookDeliveries: Service, Sendable {
     static let logCapacity = 1000
     /// The longest an attempt may take, in real time, before it counts as a `timeout`.
     static let attemptTimeout = Duration.seconds(5)
-    /// The answer bytes read (and dropped) from a target.
+    /// The most answer bytes read (and dropped) from a target; the connection is closed past them.
     static let answerLimit = 64 * 1024
 
     /// The HTTP client of every delivery. It does not try a refused connection again (async-http-client's
@@ -321,6 +321,10 @@ final class WebhookDeliveries: Service, Sendable {
 
     /// POSTs the delivery with its plan's headers; its status, or `DeliveryTimeout` when no answer came within
     /// `limit`. The HTTP client's own deadline is a second later, so that the limit, not the client, decides.
+    ///
+    /// The answer's head decides: any 2xx is a delivery whatever its body. The body is read (and dropped) up to
+    /// `answerLimit` bytes while the time limit lasts, then the connection is closed, so a target that answers
+    /// 200 with a large or endless body is neither failed nor tried again (its duplicates were the bug).
     private func send(_ delivery: Pending, within limit: Duration) async throws -> Int {
         var request = HTTPClientRequest(url: delivery.url.absoluteString)
         request.method = .POST
@@ -334,19 +338,44 @@ final class WebhookDeliveries: Service, Sendable {
         let clientDeadline = TimeAmount.milliseconds(
             parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000 + 1000
         )
-        return try await withThrowingTaskGroup(of: Int.self) { group in
+        let deadline = ContinuousClock.now + limit
+        let response = try await withThrowingTaskGroup(of: HTTPClientResponse?.self) { group in
+            group.addTask { try await Self.client.execute(signed, timeout: clientDeadline) }
             group.addTask {
-                let response = try await Self.client.execute(signed, timeout: clientDeadline)
-                _ = try await response.body.collect(upTo: Self.answerLimit)
-                return Int(response.status.code)
-            }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                throw DeliveryTimeout(limit: delivery.plan.timeout)
+                try await Task.sleep(until: deadline, clock: .continuous)
+                return nil
             }
             defer { group.cancelAll() }
-            return try await group.next()!
+            guard let response = try await group.next()! else { throw DeliveryTimeout(limit: delivery.plan.timeout) }
+            return response
         }
+        // The head is in, so the status stands; the body has what is left of the limit, and a body still
+        // arriving then, or one that breaks, does not undo it.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try? await Self.drain(response.body, upTo: Self.answerLimit) }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+        }
+        return Int(response.status.code)
+    }
+
+    /// Reads an answer's body until it ends or `limit` bytes have come, whichever is first. Stopping early
+    /// drops the body, and async-http-client then closes the connection rather than reuse it half read.
+    ///
+    /// - Parameters:
+    ///   - body: the answer's body.
+    ///   - limit: the most bytes read.
+    /// - Returns: the bytes read.
+    /// - Throws: what reading the body throws (a connection that broke mid-body).
+    @discardableResult
+    static func drain(_ body: HTTPClientResponse.Body, upTo limit: Int) async throws -> Int {
+        var read = 0
+        for try await chunk in body {
+            read += chunk.readableBytes
+            if read >= limit { break }
+        }
+        return read
     }
 
     /// The lowercase hex HMAC-SHA256 of `body` keyed with `secret`: the `X-Signature` of a delivery.

@@ -81,6 +81,19 @@ struct StreamWebhookSettings: Codable, Sendable, Equatable {
         }
     }
 
+    /// Why a URL of these settings may not be delivered to: it is MockCDN's own control route.
+    ///
+    /// - Parameter listener: MockCDN's own listener.
+    /// - Returns: the refusal naming the first such URL (`webhook_url`, then each `event_hooks` webhook's);
+    ///   nil when there is none.
+    func ownListenerRefusal(_ listener: OwnListener) -> String? {
+        if let url = self.webhookURL, !url.isEmpty, let refusal = listener.refusal(of: url, member: "webhook_url") {
+            return refusal
+        }
+        return (self.eventHooks ?? []).lazy.filter { ($0.hookType ?? "webhook") == "webhook" }
+            .compactMap { listener.refusal(of: $0.webhookURL ?? "", member: "event_hooks[].webhook_url") }.first
+    }
+
     /// The most `event_hooks` an app keeps, as CometChat's webhooks and the notification targets are bounded.
     static let maximumHooks = 100
 

@@ -54,3 +54,16 @@ struct VendorWebhookConfiguration: Codable, Sendable, Equatable {
         return checked
     }
 }
+
+extension VendorWebhookConfiguration {
+    /// Why a URL of this configuration may not be delivered to: it is MockCDN's own control route.
+    ///
+    /// - Parameter listener: MockCDN's own listener.
+    /// - Returns: the refusal naming the first such URL (Stream's, then CometChat's); nil when there is none.
+    func ownListenerRefusal(_ listener: OwnListener) -> String? {
+        if let refusal = self.stream?.ownListenerRefusal(listener) { return "stream: " + refusal }
+        return (self.cometchat ?? []).lazy.compactMap { hook in
+            listener.refusal(of: hook.webhookURL, member: "webhookURL").map { "cometchat: " + $0 }
+        }.first
+    }
+}

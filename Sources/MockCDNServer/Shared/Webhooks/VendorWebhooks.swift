@@ -15,6 +15,8 @@ final class VendorWebhooks: Sendable {
     let store: any ObjectStore
     let links: LinkSigner
     let deliveries: WebhookDeliveries
+    /// MockCDN's own listener, which no webhook may name with a control route.
+    let listener: OwnListener
     /// The config file's webhooks, by app id.
     let configured: [String: VendorWebhookConfiguration]
     private let stream = Mutex<[String: StreamWebhookSettings]>([:])
@@ -36,6 +38,7 @@ final class VendorWebhooks: Sendable {
     ///   - store: where attached objects are looked up.
     ///   - links: the signer of the attachments' links.
     ///   - deliveries: the delivery service the upload events use.
+    ///   - listener: MockCDN's own listener.
     ///   - configured: the config file's webhooks by app id, validated.
     init(
         apps: AppRegistry,
@@ -43,6 +46,7 @@ final class VendorWebhooks: Sendable {
         store: any ObjectStore,
         links: LinkSigner,
         deliveries: WebhookDeliveries,
+        listener: OwnListener,
         configured: [String: VendorWebhookConfiguration] = [:]
     ) {
         self.apps = apps
@@ -50,6 +54,7 @@ final class VendorWebhooks: Sendable {
         self.store = store
         self.links = links
         self.deliveries = deliveries
+        self.listener = listener
         self.configured = configured
     }
 
@@ -65,7 +70,8 @@ final class VendorWebhooks: Sendable {
     /// - Parameters:
     ///   - update: the members sent.
     ///   - app: the app id.
-    /// - Throws: `StreamWebhookSettings.Invalid` for a bad URL.
+    /// - Throws: `StreamWebhookSettings.Invalid` for a bad URL, or one on MockCDN's own control routes; nothing
+    ///   changes then.
     func updateStreamSettings(_ update: StreamWebhookSettings, of app: String) throws(StreamWebhookSettings.Invalid) {
         let now = EventRecord.timestamp(self.clock.now)
         let configured = self.configured[app]?.stream ?? StreamWebhookSettings()
@@ -73,6 +79,9 @@ final class VendorWebhooks: Sendable {
         try self.stream.withLock { (stored) throws(StreamWebhookSettings.Invalid) in
             var settings = stored[app] ?? configured
             try settings.apply(update, now: now)
+            if let refusal = settings.ownListenerRefusal(self.listener) {
+                throw StreamWebhookSettings.Invalid(message: refusal)
+            }
             stored[app] = settings
         }
     }

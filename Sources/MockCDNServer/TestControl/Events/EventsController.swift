@@ -37,6 +37,13 @@ struct EventsController {
                     message: "unknown parameter \(unknown.prefix(64)); the parameters are after, wait, app and target"
                 )
             }
+            // A body would be read by nothing, and the long poll needs the request body as it arrived to see
+            // its client leave (a body a middleware wraps cannot be watched).
+            if request.headers[.transferEncoding] != nil
+                || (request.headers[.contentLength].flatMap { Int($0) } ?? 0) > 0
+            {
+                throw HTTPError(.badRequest, message: "GET /_mockcdn/events takes no body")
+            }
             var after = 0
             if let text = query.first("after") {
                 guard let value = Int(text), value >= 0 else {
@@ -57,11 +64,22 @@ struct EventsController {
             }
             let target = query.first("target")
             let since = after
-            let found = await self.events.queue.events(waiting: .milliseconds(Int64(wait * 1000))) { event in
+            let include: @Sendable (QueuedEvent) -> Bool = { event in
                 guard event.id > since else { return false }
                 if let app, event.app != app { return false }
                 if let target, !event.targets.contains(target), !event.arns.contains(target) { return false }
                 return true
+            }
+            var found = await self.events.queue.events(waiting: .zero, where: include)
+            var closes = false
+            if found.isEmpty, wait > 0 {
+                // Hummingbird tells a route its client left through the request body as it arrived, reading the
+                // connection past this request: the poll stops waiting (and counting) the moment the client
+                // closes, and the connection cannot carry another request, so the answer says so.
+                found = try await request.body.consumeWithCancellationOnInboundClose { _ in
+                    await self.events.queue.events(waiting: .milliseconds(Int64(wait * 1000)), where: include)
+                }
+                closes = true
             }
             let shown = found.map { event in
                 guard let target else { return event }
@@ -83,11 +101,9 @@ struct EventsController {
             let body = try encoder.encode(
                 Listing(events: shown, lastID: self.events.queue.lastID, waiting: self.events.queue.waiting)
             )
-            return Response(
-                status: .ok,
-                headers: [.contentType: "application/json; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: body))
-            )
+            var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+            if closes { headers[.connection] = "close" }
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
     }
 }

@@ -88,27 +88,6 @@ struct JournalExpectation: Sendable {
         }
     }
 
-    /// Whether one field of an entry is as expected; a field not given always is.
-    ///
-    /// - Parameters:
-    ///   - field: the field.
-    ///   - request: the entry.
-    /// - Returns: true when it matches.
-    func matches(_ field: Field, of request: JournalRecord) -> Bool {
-        switch field {
-        case .method: self.method.map { $0 == request.method.uppercased() } ?? true
-        case .path: self.path.map { $0.matches(request.path) } ?? true
-        case .query: self.query.map { request.query.contains($0) } ?? true
-        case .credential: self.credential.map { $0 == request.credential } ?? true
-        case .status: self.status.map { $0.matches(request.status) } ?? true
-        }
-    }
-
-    /// Whether an entry matches every field given.
-    func matches(_ request: JournalRecord) -> Bool {
-        Field.allCases.allSatisfy { self.matches($0, of: request) }
-    }
-
     /// The expectation in words: `method GET, path /demo/**, credential fat-header, status 200, count at least
     /// 1`.
     var summary: String {

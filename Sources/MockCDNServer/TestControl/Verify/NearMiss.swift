@@ -34,9 +34,12 @@ struct NearMiss: Sendable {
 
     /// The closest entries to an expectation that has too few matches, closest first.
     ///
+    /// One pass keeps the best `limit` so far (no sort of every entry), and only those are put into words.
+    ///
     /// - Parameters:
     ///   - expectation: the unmet expectation.
     ///   - records: every entry judged, oldest first.
+    ///   - matched: per entry, the given fields it matched (every field compared).
     ///   - windowStart: the first entry of its window (0 when unordered).
     ///   - after: the entry its window follows, and the expectation that matched it (ordered lists only).
     ///   - limit: how many to return at most.
@@ -44,35 +47,40 @@ struct NearMiss: Sendable {
     static func closest(
         to expectation: JournalExpectation,
         among records: [JournalRecord],
+        matched: [Verification.Fields],
         windowStart: Int,
         after: (id: String, expectation: Int)?,
         limit: Int
     ) -> [NearMiss] {
         let fields = expectation.fields
-        // Ranked first, worded after: only the few shown are put into words.
-        var ranked: [(score: Int, index: Int, matched: [JournalExpectation.Field])] = []
-        for (index, record) in records.enumerated() {
-            let matched = fields.filter { expectation.matches($0, of: record) }
+        let given = Verification.Fields(fields)
+        // The best so far, closest first: a higher score, then (indexes follow arrival) the newer entry.
+        var best: [(score: Int, index: Int)] = []
+        for index in records.indices {
             let inWindow = index >= windowStart
-            guard !(matched.count == fields.count && inWindow), !matched.isEmpty || (fields.isEmpty && !inWindow)
-            else { continue }
-            ranked.append((matched.count + (after != nil && inWindow ? 1 : 0), index, matched))
+            let matches = matched[index].intersection(given)
+            guard !(matches == given && inWindow), !matches.isEmpty || (fields.isEmpty && !inWindow) else { continue }
+            let score = matches.count + (after != nil && inWindow ? 1 : 0)
+            // Later entries win ties, so an entry goes before every kept one whose score is not higher.
+            let place = best.firstIndex { $0.score <= score } ?? best.count
+            guard place < limit else { continue }
+            best.insert((score, index), at: place)
+            if best.count > limit { best.removeLast() }
         }
-        // Indexes follow arrival, so the higher one is the newer entry.
-        ranked.sort { $0.score != $1.score ? $0.score > $1.score : $0.index > $1.index }
-        return ranked.prefix(limit).map { candidate in
+        return best.map { candidate in
             let record = records[candidate.index]
+            let matches = matched[candidate.index].intersection(given).list
             var differences = Self.differences(
                 expectation,
                 record,
-                unmatched: fields.filter { !candidate.matched.contains($0) }
+                unmatched: fields.filter { !matches.contains($0) }
             )
             if candidate.index < windowStart, let after {
                 differences.append(
                     "it came before \(after.id), expectations[\(after.expectation)]'s last match, in an ordered list"
                 )
             }
-            return NearMiss(record: record, matched: candidate.matched, differences: differences)
+            return NearMiss(record: record, matched: matches, differences: differences)
         }
     }
 
