@@ -27,15 +27,8 @@ struct AppOptions: ParsableArguments {
     }
 
     func loadApp() throws -> MediaApp {
-        do {
-            return try CommandLineTools.app(
-                id: self.app,
-                config: self.config,
-                environment: ProcessInfo.processInfo.environment
-            )
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        // Thrown as it is, without the usage line a ValidationError would add (as `serve` does).
+        try CommandLineTools.app(id: self.app, config: self.config, environment: ProcessInfo.processInfo.environment)
     }
 
     /// `--now`, else the clock of `--server`, else the system clock.

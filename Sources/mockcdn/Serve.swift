@@ -89,15 +89,12 @@ struct Serve: AsyncParsableCommand {
         // Blocks of 1 MiB and more (S3 upload parts, variants) are mapped on their own and unmapped when freed,
         // so memory freed on one thread is not kept in another's arena (CMockCDNMemory says why).
         _ = CMockCDNMemory_keepLargeAllocationsMapped(1 << 20)
-        let configuration: ServerConfiguration
-        do {
-            configuration = try ServerConfiguration.resolve(
-                flags: ServeSettings(flags: self.flags),
-                environment: ProcessInfo.processInfo.environment
-            )
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        // A configuration error is thrown as it is: ArgumentParser prints it alone, where a ValidationError
+        // would add the usage line, which says nothing about a file.
+        let configuration = try ServerConfiguration.resolve(
+            flags: ServeSettings(flags: self.flags),
+            environment: ProcessInfo.processInfo.environment
+        )
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         try await runServer(configuration)
     }

@@ -209,17 +209,18 @@ def test_console_shows_the_report():
             waiting.until(lambda d: d.find_element(By.CSS_SELECTOR, '.tab[data-view="report"]')).click()
             waiting.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#report table")) == 6)
 
-            def page_matches_server(d) -> bool:
+            # The page redraws its report as it refreshes, so each read of it is inside a wait that reads again
+            # when a row it held was replaced (a stale element), and returns what it read once it holds.
+            def page_matches_server(d) -> set | None:
                 document = json.loads(report(server)[0])
                 expected = {row["id"] for surface in document["surfaces"] for row in surface["rows"] if row["covered"]}
                 shown = {row.get_attribute("data-id") for row in d.find_elements(By.CSS_SELECTOR, "#report tr.covered")}
-                return shown == expected
+                return shown if shown == expected else None
 
-            waiting.until(page_matches_server)
-            covered = {row.get_attribute("data-id") for row in driver.find_elements(By.CSS_SELECTOR, "#report tr.covered")}
+            covered = waiting.until(page_matches_server)
             assert {"cometchat.credential.fat-header", "media.status.200"} <= covered
             assert "stream.status.413" not in covered
-            total = len(driver.find_elements(By.CSS_SELECTOR, "#report tbody tr"))
-            assert f"of {total} behaviours covered" in driver.find_element(By.ID, "report-summary").text
+            waiting.until(lambda d: f"of {len(d.find_elements(By.CSS_SELECTOR, '#report tbody tr'))} behaviours covered"
+                          in d.find_element(By.ID, "report-summary").text)
         finally:
             driver.quit()

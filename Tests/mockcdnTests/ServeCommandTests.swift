@@ -331,6 +331,24 @@ struct ServeConfigTests {
                 "apps:\n  - app_id: acme\n    api_key: k\n    api_secret: s\n    keys:\n      - id: K1\n        status: active\n        private_key: missing.pem\n",
                 "cannot read"
             ),
+            // The apps given as a mapping, as a first try often does.
+            (
+                "apps:\n  acme:\n    api_key: k\n",
+                "bad.yaml: line 2, column 3: apps must be a list (each item starting with `- `), not a mapping"
+            ),
+            (
+                "server:\n  - port: 9000\n",
+                "bad.yaml: line 2, column 3: server must be a mapping of `name: value` lines, not a list"
+            ),
+            // Two apps of one id or key: an error naming both places, never the second quietly replacing the first.
+            (
+                "apps:\n  - app_id: acme\n    api_key: k1\n    api_secret: s\n  - app_id: acme\n    api_key: k2\n    api_secret: s\n",
+                #"bad.yaml: line 5, column 13: app_id "acme" is given to two apps (first at line 2, column 13); each app needs its own"#
+            ),
+            (
+                "apps:\n  - app_id: acme\n    api_key: k\n    api_secret: s\n  - app_id: beta\n    api_key: k\n    api_secret: s\n",
+                #"bad.yaml: line 6, column 14: api_key "k" is given to two apps (first at line 3, column 14); each app needs its own"#
+            ),
         ]
     )
     func malformed(yaml: String, reason: String) throws {
@@ -343,5 +361,7 @@ struct ServeConfigTests {
         #expect(message.contains(config.path) || reason.hasPrefix("app id"), "\(message)")
         #expect(message.contains(reason), "\(message)")
         #expect(!message.contains("SUPERSECRET"), "a YAML error echoed the secret: \(message)")
+        // The message alone: the command's usage says nothing about a file.
+        #expect(!message.contains("Usage:"), "\(message)")
     }
 }

@@ -337,16 +337,28 @@ public struct ConfigurationFile: Decodable, Sendable {
             throw MockCDNError.invalidConfiguration("\(path): cannot read: \(error.localizedDescription)")
         }
         let file: ConfigurationFile
+        var root: Node?
         do {
-            if let node = try Yams.compose(yaml: text), let unknown = Self.shape.unknownMember(inYAML: node) {
-                let place = unknown.mark.map { "line \($0.line), column \($0.column): " } ?? ""
-                throw MockCDNError.invalidConfiguration("\(path): \(place)\(unknown.name) is not a setting")
+            root = try Yams.compose(yaml: text)
+            if let root, let unknown = Self.shape.unknownMember(inYAML: root) {
+                throw MockCDNError.invalidConfiguration(
+                    "\(path): \(Self.place(unknown.mark))\(unknown.name) is not a setting"
+                )
+            }
+            // Two apps of one id or key: the second would replace the first (or answer for it), which nothing in
+            // the file should do quietly.
+            if let root, let repeated = Self.repeatedAppMember(in: root) {
+                let first = repeated.first.map { " (first at line \($0.line), column \($0.column))" } ?? ""
+                throw MockCDNError.invalidConfiguration(
+                    "\(path): \(Self.place(repeated.second))\(repeated.member) \"\(repeated.value)\" is given to two "
+                        + "apps\(first); each app needs its own"
+                )
             }
             file = try YAMLDecoder().decode(ConfigurationFile.self, from: text)
         } catch let error as YamlError {
             throw MockCDNError.invalidConfiguration("\(path): \(Self.describe(error))")
         } catch let error as DecodingError {
-            throw MockCDNError.invalidConfiguration("\(path): \(Self.describe(error))")
+            throw MockCDNError.invalidConfiguration("\(path): \(Self.describe(error, in: root))")
         }
         return (file, url.deletingLastPathComponent())
     }
@@ -367,15 +379,24 @@ public struct ConfigurationFile: Decodable, Sendable {
         }
     }
 
-    private static func describe(_ error: DecodingError) -> String {
+    /// The decoder's problem, at its line in `root` where the path leads there, in the file's words.
+    private static func describe(_ error: DecodingError, in root: Node?) -> String {
         func location(_ path: [any CodingKey]) -> String {
             path.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined().drop { $0 == "." }.description
         }
+        func node(_ path: [any CodingKey]) -> Node? { root.flatMap { Self.node(at: path, in: $0) } }
         switch error {
         case .keyNotFound(let key, let context):
-            return "\(location(context.codingPath + [key])): required key is missing"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "\(location(context.codingPath)): \(context.debugDescription)"
+            let place = Self.place(node(context.codingPath)?.mark)
+            return "\(place)\(location(context.codingPath + [key])): required key is missing"
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            guard let found = node(context.codingPath) else {
+                return "\(location(context.codingPath)): \(context.debugDescription)"
+            }
+            // A scalar of the wrong kind is not echoed: it may be a secret.
+            let instead = if case .scalar = found { "" } else { ", not \(Self.kind(of: found))" }
+            return "\(Self.place(found.mark))\(location(context.codingPath)) must be \(Self.kind(expected: type))"
+                + instead
         case .dataCorrupted(let context):
             // A YAML syntax error arrives wrapped; the parser's own message carries line and column.
             if let yaml = context.underlyingError as? YamlError { return Self.describe(yaml) }
