@@ -179,12 +179,13 @@ struct FastReads: Sendable {
         return Answer(head: response.head, body: body)
     }
 
-    /// No body, no `100 Continue` to send, no connection header to honour, and no internal header a client
-    /// sent (the router's front takes that off first).
+    /// No body, no `100 Continue` to send, no connection header to honour, no internal header a client sent
+    /// (the router's front takes that off first), and no console mark (whose check, and the journal's passing
+    /// the read by, are the router's).
     private func isBodiless(_ head: HTTPRequest) -> Bool {
         let fields = head.headerFields
         return fields[.contentLength] == nil && fields[.transferEncoding] == nil && fields[.expect] == nil
-            && fields[.connection] == nil && fields[VirtualHost.header] == nil
+            && fields[.connection] == nil && fields[VirtualHost.header] == nil && fields[ConsoleMark.header] == nil
     }
 
     /// The app a path-style media path names: `/{app}/{key...}` with a plain first segment that no other

@@ -182,7 +182,7 @@ def test_upload_follow_expire_and_fault(console, tmp_path):
 
 def test_the_page_loads_nothing_from_elsewhere(console):
     base, _ = console
-    for path in ("/_mockcdn/ui", "/_mockcdn/ui/console.js", "/_mockcdn/ui/console.css"):
+    for path in ("/_mockcdn/ui", "/_mockcdn/ui/console.js", "/_mockcdn/ui/console.css", "/_mockcdn/ui/favicon.svg"):
         status, body, _ = request(base + path)
         assert status == 200
         assert not re.search(rb"(?:src|href)\s*=\s*[\"']?(?:https?:)?//|@import|url\(\s*[\"']?(?:https?:)?//", body), path
@@ -232,3 +232,46 @@ def test_off_loopback_the_console_needs_the_admin_token():
         assert request(server.url + "/_mockcdn/ui")[0] == 401
         status, body, _ = request(server.url + "/_mockcdn/ui", headers={"Authorization": f"Bearer {token}"})
         assert status == 200 and b"MockCDN console" in body
+
+
+def test_opening_the_console_changes_nothing_a_test_sees():
+    """The console's own requests are invisible to the contract: once its page has drawn every thumbnail, the
+    journal is empty, verify's `4xx count 0` holds, the report covers nothing and /metrics counted nothing, on a
+    server of its own. Its thumbnail reads carry the process's token; a read with another token is the app's."""
+    with launch() as server:
+        base = server.url
+        status, body, _ = request(base + "/_mockcdn/objects?app=demo")
+        listing = json.loads(body)
+        assert status == 200 and re.fullmatch(r"[0-9a-f]{32}", listing["console_token"])
+        previews = [o for o in listing["objects"] if o.get("thumbnail")]
+        # Among the fixtures' thumbnails, the one over the pixel limit is a 422: refused as the console's own.
+        assert len(previews) >= 5
+        driver = browser()
+        try:
+            driver.set_page_load_timeout(20)
+            driver.get(base + "/_mockcdn/ui")
+            # Every thumbnail answered: shown from a blob, or (the refused one) replaced by its "no preview" icon.
+            wait(driver, lambda d: len([i for i in d.find_elements(By.CSS_SELECTOR, "#grid img")
+                                        if (i.get_attribute("src") or "").startswith("blob:")])
+                 + len([n for n in d.find_elements(By.CSS_SELECTOR, "#grid .icon small") if n.get_attribute("textContent") == "no preview"])
+                 == len(previews))
+            # The page's own icon loads under its policy (no request for /favicon.ico, no violation).
+            assert [e["message"] for e in driver.get_log("browser") if e["source"] == "security"] == []
+        finally:
+            driver.quit()
+        assert journal(base) == []
+        document = {"expectations": [{"status": "4xx", "count": 0}, {"count": 0}]}
+        status, body, _ = request(base + "/_mockcdn/verify", "POST", json.dumps(document).encode(),
+                                  {"Content-Type": "application/json"})
+        assert status == 200, body
+        status, body, _ = request(base + "/_mockcdn/report?format=json")
+        assert status == 200
+        assert [row["id"] for surface in json.loads(body)["surfaces"] for row in surface["rows"] if row["covered"]] == []
+        status, body, _ = request(base + "/metrics")
+        assert status == 200 and b'path="/:app/**"' not in body and b"/favicon.ico" not in body
+
+        # A read that names another token is an ordinary read: journaled, with its status.
+        thumbnail = previews[0]["thumbnail"]
+        status, _, _ = request(thumbnail, headers={"fat": listing["thumbnail_fat"], "x-mockcdn-console": "0" * 32})
+        assert status == 200
+        assert [(entry["method"], entry["status"]) for entry in journal(base)] == [("GET", 200)]

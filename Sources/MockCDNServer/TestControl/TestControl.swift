@@ -31,7 +31,7 @@ struct TestControl {
     /// matches) is a control route too.
     static func isControl(route: String?) -> Bool {
         guard let route else { return false }
-        return route.hasPrefix(Self.routePrefix) || route == "/metrics"
+        return route.hasPrefix(Self.routePrefix) || route == "/" + Self.prefix || route == "/metrics"
     }
 
     /// How the router names the control routes' paths.

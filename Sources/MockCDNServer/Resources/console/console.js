@@ -97,6 +97,7 @@ async function refreshObjects() {
   const listing = await call("GET", `/_mockcdn/objects?${query}`);
   state.now = listing.now;
   state.thumbnailFAT = listing.thumbnail_fat;
+  state.consoleToken = listing.console_token;
   state.objects = listing.objects;
   if (state.selected) state.selected = listing.objects.find((object) => object.key === state.selected.key) || null;
   renderGrid();
@@ -110,7 +111,7 @@ function picture(object, attributes) {
   const image = element("img", attributes);
   const id = `${object.key}\n${object.etag}`;
   if (!thumbnails.has(id)) {
-    thumbnails.set(id, fetch(object.thumbnail, { headers: { fat: state.thumbnailFAT } }).then((response) => {
+    thumbnails.set(id, fetch(object.thumbnail, { headers: { fat: state.thumbnailFAT, "x-mockcdn-console": state.consoleToken } }).then((response) => {
       if (!response.ok) throw new Error(`thumbnail ${response.status}`);
       return response.blob();
     }).then((blob) => URL.createObjectURL(blob)).catch(() => { thumbnails.delete(id); return null; }));

@@ -19,6 +19,8 @@ struct ConsoleController {
     static let files: [String: String] = [
         "console.js": "text/javascript; charset=utf-8",
         "console.css": "text/css; charset=utf-8",
+        // The page names its own icon, so that the browser never asks for `/favicon.ico`, an app's path.
+        "favicon.svg": "image/svg+xml",
     ]
 
     /// The page and its files, read from the resources once (nil when not installed).
@@ -44,6 +46,9 @@ struct ConsoleController {
         /// A FAT the page sends in the `fat` header for thumbnails, so their URLs carry no credential (a
         /// browser logs the URL of a load that fails).
         let thumbnailFAT: String
+        /// The value of `x-mockcdn-console` on thumbnail reads (`ConsoleMark`): the journal, the metrics and the
+        /// faults pass them by, so opening the console changes nothing a test sees.
+        let consoleToken: String
         let objects: [Object]
     }
 
@@ -159,6 +164,7 @@ struct ConsoleController {
             now: now,
             truncated: objects.count == Self.listingLimit,
             thumbnailFAT: fat,
+            consoleToken: ConsoleMark.token,
             objects: objects
         )
     }
@@ -182,15 +188,19 @@ struct ConsoleController {
         let cloudFront = try self.links.signedURL(app: app, object: metadata, now: now, base: base)
         // The resize path's own parameters, on the unsigned URL: the page sends the listing's FAT in a header.
         let resize = "?w=\(Self.thumbnailSide)&h=\(Self.thumbnailSide)&resize=crop"
+        let header = ImageHeader(extras: metadata.extras)
+        // A source the resize refuses (over the app's pixel limit) gets no thumbnail: its read would only be a 422.
+        let resizable = header.map {
+            (try? VariantRenderer.checkPixels($0, maximumPixels: app.configuration.maximumSourcePixels)) != nil
+        }
         var thumbnail: String? = nil
-        if kind == "image" {
+        if kind == "image", resizable ?? true {
             thumbnail = self.links.objectURL(key, base: base) + resize
         } else if let poster = metadata.extras["poster"].flatMap({ try? ObjectKey($0) }),
             try await self.store.metadata(for: poster) != nil
         {
             thumbnail = self.links.objectURL(poster, base: base) + resize
         }
-        let header = ImageHeader(extras: metadata.extras)
         return Object(
             key: metadata.key,
             name: metadata.extras["original_name"] ?? String(metadata.key.split(separator: "/").last ?? ""),

@@ -21,7 +21,7 @@ struct FaultMiddleware: RouterMiddleware {
         context: AppRequestContext,
         next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard !TestControl.isControl(route: context.endpointPath),
+        guard !ConsoleMark.isUnobserved(route: context.endpointPath, fields: request.headers),
             let rule = self.faults.fire(
                 method: request.method.rawValue,
                 path: request.uri.path,

@@ -20,7 +20,9 @@ struct JournalMiddleware: RouterMiddleware {
         context: AppRequestContext,
         next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard !TestControl.isControl(route: context.endpointPath) else { return try await next(request, context) }
+        guard !ConsoleMark.isUnobserved(route: context.endpointPath, fields: request.headers) else {
+            return try await next(request, context)
+        }
         let started = ContinuousClock.now
         let query = QueryItems(request.uri.query)
         var context = context

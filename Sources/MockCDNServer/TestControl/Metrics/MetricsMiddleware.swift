@@ -12,7 +12,9 @@ struct MetricsMiddleware: RouterMiddleware {
         context: AppRequestContext,
         next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard !TestControl.isControl(route: context.endpointPath) else { return try await next(request, context) }
+        guard !ConsoleMark.isUnobserved(route: context.endpointPath, fields: request.headers) else {
+            return try await next(request, context)
+        }
         let route = context.endpointPath ?? "unmatched"
         do {
             let response = try await next(request, context)
