@@ -1,6 +1,7 @@
 import Foundation
-import MockCDNCore
 import Testing
+
+@testable import MockCDNCore
 
 /// RSA against the `openssl` command line, in both directions: what one signs, the other verifies.
 @Suite("RSA")
@@ -105,11 +106,11 @@ struct RSAKeyTests {
     @Test("a derived key is the same for the same seed, differs for another, and openssl checks it")
     func derived() throws {
         let seed = HMAC.sha256("mockcdn-cloudfront-key/acme/K1", key: "acme-secret-at-least-32-bytes-long!!")
-        let first = try RSAKey.derive(from: seed)
-        let again = try RSAKey.derive(from: seed)
+        let first = RSAKey.derive(from: seed)
+        let again = RSAKey.derive(from: seed)
         #expect(try first.privateKeyPEM == again.privateKeyPEM)
         #expect(first.bits == 2048 && first.isPrivate)
-        let other = try RSAKey.derive(from: HMAC.sha256("mockcdn-cloudfront-key/acme/K2", key: "another-secret"))
+        let other = RSAKey.derive(from: HMAC.sha256("mockcdn-cloudfront-key/acme/K2", key: "another-secret"))
         #expect(try other.publicKeyPEM != first.publicKeyPEM)
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -118,5 +119,29 @@ struct RSAKeyTests {
         #expect(check.status == 0 && check.output.contains("RSA key ok"), "\(check.output)")
         let signature = try first.signature(for: Array("policy".utf8), hash: .sha256)
         #expect(again.isValidSignature(signature, for: Array("policy".utf8), hash: .sha256))
+    }
+
+    @Test("an app's derived key is built on its first use, not when the app is loaded")
+    func derivedLazily() throws {
+        let app = try MediaApp(
+            AppConfiguration(
+                appID: "acme",
+                apiKey: "acme-key",
+                apiSecret: "acme-secret-at-least-32-bytes-long!!",
+                region: "us"
+            )
+        )
+        guard case .rsa(let key) = app.activeKeyPair.key else {
+            Issue.record("an app without keys gets a derived RSA pair")
+            return
+        }
+        #expect(!key.isBuilt)
+        #expect(key.isPrivate && key.bits == 2048)
+        #expect(!key.isBuilt)
+        let signature = try key.signature(for: Array("policy".utf8), hash: .sha1)
+        #expect(key.isBuilt)
+        // The same key as one derived at once from the same seed, as `mockcdn sign` derives it.
+        let seed = HMAC.sha256("mockcdn-cloudfront-key/acme/" + app.activeKeyPair.id, key: app.configuration.apiSecret)
+        #expect(RSAKey.derive(from: seed).isValidSignature(signature, for: Array("policy".utf8), hash: .sha1))
     }
 }

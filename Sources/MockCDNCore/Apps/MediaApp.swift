@@ -28,8 +28,8 @@ public final class MediaApp: Sendable {
 
     /// The RSA-2048 key of pair `id`, derived from the app's API secret: as secret as that secret, which is
     /// what a mock needs and never what a real CDN key is.
-    static func derivedKey(_ configuration: AppConfiguration, id: String) throws -> RSAKey {
-        try RSAKey.derive(
+    static func derivedKey(_ configuration: AppConfiguration, id: String) -> RSAKey {
+        RSAKey.derive(
             from: HMAC.sha256("mockcdn-cloudfront-key/" + configuration.appID + "/" + id, key: configuration.apiSecret)
         )
     }
@@ -52,7 +52,7 @@ public final class MediaApp: Sendable {
                 } else if let pem = pair.publicKeyPEM {
                     key = try CloudFrontKey(publicKeyPEM: pem)
                 } else {
-                    key = .rsa(try Self.derivedKey(configuration, id: pair.id))
+                    key = .rsa(Self.derivedKey(configuration, id: pair.id))
                 }
             } catch let error as MockCDNError where error == .invalidKeyMaterial {
                 // The reason names the app and pair, never the PEM text (it may be a private key).
@@ -66,7 +66,7 @@ public final class MediaApp: Sendable {
         if pairs.isEmpty {
             let id = Self.derivedKeyID(configuration)
             pairs.append(
-                CloudFrontKeyPair(id: id, key: .rsa(try Self.derivedKey(configuration, id: id)), status: .active)
+                CloudFrontKeyPair(id: id, key: .rsa(Self.derivedKey(configuration, id: id)), status: .active)
             )
         }
         let active = pairs.filter { $0.status == .active }

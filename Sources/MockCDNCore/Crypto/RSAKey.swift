@@ -1,23 +1,61 @@
 import CMockCDNCrypto
+import Synchronization
 
 /// An RSA key for CloudFront-style signatures: private (signs and verifies) or public (verifies).
 public final class RSAKey: Sendable {
-    // EVP_PKEY is safe for concurrent sign and verify once built; nothing mutates it after init.
-    private nonisolated(unsafe) let key: OpaquePointer
+    /// The EVP_PKEY, built at init or, for a derived key, on first use. EVP_PKEY is safe for concurrent sign
+    /// and verify once built; nothing mutates it after.
+    private let built: Mutex<Built>
+    /// A derived key's seed and size, until it is built.
+    private let derivation: (seed: [UInt8], bits: Int32)?
 
-    private init(key: OpaquePointer) {
-        self.key = key
+    /// The pointer, in a box the mutex can hold (a raw pointer is not `Sendable`).
+    private struct Built: @unchecked Sendable {
+        var key: OpaquePointer?
     }
 
-    deinit { CMockCDNCrypto_rsa_free(self.key) }
+    private init(key: OpaquePointer) {
+        self.built = Mutex(Built(key: key))
+        self.derivation = nil
+    }
+
+    private init(seed: [UInt8], bits: Int32) {
+        self.built = Mutex(Built(key: nil))
+        self.derivation = (seed, bits)
+    }
+
+    deinit {
+        if let key = self.built.withLock({ $0.key }) { CMockCDNCrypto_rsa_free(key) }
+    }
+
+    /// The key, derived now if it was not yet: a derivation searches for two 1,024-bit primes (tens to hundreds
+    /// of milliseconds), which a configuration of a hundred apps must not pay at start for keys it may never use.
+    private var key: OpaquePointer {
+        self.built.withLock { built in
+            if let key = built.key { return key }
+            let derivation = self.derivation!
+            let key = derivation.seed.withUnsafeBytes {
+                CMockCDNCrypto_rsa_derive($0.baseAddress, $0.count, derivation.bits)
+            }
+            // libcrypto fails here only when it cannot allocate: nothing a caller could recover from.
+            guard let key else { preconditionFailure("libcrypto could not derive an RSA key") }
+            built.key = key
+            return key
+        }
+    }
+
+    /// Whether the key has been built (a derived one: used once); for tests of start-up's laziness.
+    var isBuilt: Bool { self.built.withLock { $0.key != nil } }
 
     /// The key `seed` derives: the same in every process that has the seed (see `CMockCDNCrypto_rsa_derive`).
+    /// It is derived on its first use, not here.
     ///
-    /// - Throws: `MockCDNError.cryptoFailure` when libcrypto cannot build it.
-    public static func derive(from seed: some ContiguousBytesView, bits: Int = 2048) throws -> RSAKey {
-        let key = seed.withBytes { CMockCDNCrypto_rsa_derive($0.baseAddress, $0.count, Int32(bits)) }
-        guard let key else { throw MockCDNError.cryptoFailure }
-        return RSAKey(key: key)
+    /// - Parameters:
+    ///   - seed: the bytes the key is derived from.
+    ///   - bits: the modulus size.
+    /// - Returns: the key.
+    public static func derive(from seed: some ContiguousBytesView, bits: Int = 2048) -> RSAKey {
+        RSAKey(seed: seed.withBytes { Array($0) }, bits: Int32(bits))
     }
 
     /// Generates a new key pair.
@@ -53,10 +91,10 @@ public final class RSAKey: Sendable {
     }
 
     /// True when the key can sign.
-    public var isPrivate: Bool { CMockCDNCrypto_rsa_is_private(self.key) == 1 }
+    public var isPrivate: Bool { self.derivation != nil || CMockCDNCrypto_rsa_is_private(self.key) == 1 }
 
     /// The modulus size in bits.
-    public var bits: Int { Int(CMockCDNCrypto_rsa_bits(self.key)) }
+    public var bits: Int { self.derivation.map { Int($0.bits) } ?? Int(CMockCDNCrypto_rsa_bits(self.key)) }
 
     /// The public half as PEM (SubjectPublicKeyInfo), the form `aws cloudfront` and CloudFront accept.
     public var publicKeyPEM: String {
