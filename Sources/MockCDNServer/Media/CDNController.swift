@@ -28,7 +28,14 @@ struct CDNController {
             }
             return try await self.read(request, context: context)
         }
-        router.head(":app/**") { request, context in try await self.read(request, context: context) }
+        router.head(":app/**") { request, context in
+            // HEAD of a sub-resource is its GET without the body (NIO sends none), never a read of the object.
+            let query = context.query(of: request)
+            if let handoff = self.handoffs.first(where: { $0.claims(query, headers: request.headers) }) {
+                return try await handoff.answer(request, context)
+            }
+            return try await self.read(request, context: context)
+        }
     }
 
     func read(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -36,7 +43,17 @@ struct CDNController {
         guard let app = try await self.apps.app(refreshing: appID) else { throw S3Error.noSuchApp() }
         let key = try ObjectKey(app: appID, percentEncodedPath: request.uri.path)
         let query = context.query(of: request)
-        let credential = try self.authorizer.authorize(request, context: context, app: app, key: key, query: query)
+        let credential: CredentialSource
+        do {
+            credential = try self.authorizer.authorize(request, context: context, app: app, key: key, query: query)
+        } catch let refusal as S3Error where refusal.status == .unauthorized {
+            // No credential at all: an object whose ACL lets everyone read it (`public-read`) is served, as S3
+            // serves it to an anonymous GET. A credential that fails is refused whatever the ACL, as on S3.
+            guard let object = try await self.store.metadata(for: key), ObjectACL(of: object).allowsPublicRead else {
+                throw refusal
+            }
+            credential = .none
+        }
         return try await CredentialNote.answer(authorisedBy: credential, request: request, context: context) {
             do {
                 return try await self.serve(request, context: context, app: app, key: key, query: query)
