@@ -47,9 +47,7 @@ struct CDNController {
         do {
             credential = try self.authorizer.authorize(request, context: context, app: app, key: key, query: query)
         } catch let refusal as S3Error where refusal.status == .unauthorized {
-            // No credential at all: an object whose ACL lets everyone read it (`public-read`) is served, as S3
-            // serves it to an anonymous GET. A credential that fails is refused whatever the ACL, as on S3.
-            guard let object = try await self.store.metadata(for: key), ObjectACL(of: object).allowsPublicRead else {
+            guard Self.readsWithoutCredential(refusal, object: try await self.store.metadata(for: key)) else {
                 throw refusal
             }
             credential = .none
@@ -64,6 +62,19 @@ struct CDNController {
                 return try await self.serve(request, context: context, app: app, key: key, query: query)
             }
         }
+    }
+
+    /// Whether a read refused for carrying no credential at all goes ahead without one: S3 serves an object whose
+    /// ACL lets everyone read it (`public-read`) to an anonymous GET or HEAD. A credential that failed is refused
+    /// whatever the ACL, as on S3. The route's rule and the fast path's (`FastReads`).
+    ///
+    /// - Parameters:
+    ///   - refusal: what `MediaReadAuthorizer.authorize` threw.
+    ///   - object: the object read, nil when there is none.
+    /// - Returns: true to serve the read, its credential `none`.
+    static func readsWithoutCredential(_ refusal: any Error, object: ObjectMetadata?) -> Bool {
+        guard let refusal = refusal as? S3Error, refusal.status == .unauthorized, let object else { return false }
+        return ObjectACL(of: object).allowsPublicRead
     }
 
     /// The object, a range or a part of it, or a variant of it, once a credential authorised the read.
