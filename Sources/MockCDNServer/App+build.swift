@@ -167,7 +167,7 @@ func addSurfaces(
         variants: services.variants,
         verified: services.verifiedCredentials,
         leading: [CometChatAPI.readCheck, S3API.readCheck],
-        handoffs: [s3.listParts] + cometChat.filesHost,
+        handoffs: [s3.listParts] + s3.subresourceReads + cometChat.filesHost,
         onRender: { [metrics = services.metrics] in metrics.resized(in: $0) }
     )
     reads.addRoutes(to: router)

@@ -16,8 +16,9 @@ import NIOCore
 /// decided here is only which requests those functions alone answer exactly as the router's stack would: a
 /// GET or HEAD without a body, `Expect` or `Connection`, on a path-style media path of a known app, whose query
 /// holds nothing but credentials (and a transform whose variant the cache holds in memory), of an object the
-/// store holds in memory, with no fault rule installed, and with a credential that holds. Anything else, a
-/// refusal included, is the router's.
+/// store holds in memory, with no fault rule installed, and with a credential that holds (or none, for an object
+/// its ACL opens to everyone: `CDNController.readsWithoutCredential`). Anything else, a refusal included, is the
+/// router's.
 struct FastReads: Sendable {
     let apps: AppRegistry
     let store: any ObjectStore
@@ -149,15 +150,13 @@ struct FastReads: Sendable {
         logger[metadataKey: "hb.request.id"] = .stringConvertible(RequestID())
         var context = AppRequestContext(source: .init(channel: channel, logger: logger))
         context.query = query
-        guard
-            let credential = try? self.authorizer.authorize(
-                request,
-                context: context,
-                app: app,
-                key: key,
-                query: query
-            )
-        else { return nil }
+        let credential: CredentialSource
+        do {
+            credential = try self.authorizer.authorize(request, context: context, app: app, key: key, query: query)
+        } catch {
+            guard CDNController.readsWithoutCredential(error, object: metadata) else { return nil }
+            credential = .none
+        }
         if transform != nil {
             // Counted as the route's lookup would have.
             self.variants.countHit()

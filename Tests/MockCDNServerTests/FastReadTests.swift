@@ -40,6 +40,8 @@ struct FastReadTests {
         ),
         // Empty if the fixture were missing, which the variant reads' 200s would then show.
         ("demo/fixtures/photo.jpg", "image/jpeg", (try? Data(contentsOf: Fixture.url("media/sample.jpg"))) ?? Data()),
+        // Readable without a credential: its ACL is `public-read`.
+        ("demo/fixtures/public.txt", "text/plain", Data("anyone may read this\n".utf8)),
     ]
 
     /// The server's own store, kept for the test to fill.
@@ -77,6 +79,7 @@ struct FastReadTests {
                     },
                     attributes: ObjectAttributes(
                         contentType: type,
+                        extras: key.hasSuffix("public.txt") ? [ObjectACL.extra: "public-read"] : [:],
                         created: Date(timeIntervalSince1970: TimeInterval(Self.loaded))
                     ),
                     maxBytes: bytes.count
@@ -322,6 +325,19 @@ struct FastReadTests {
                 )
             )
         }
+        // No credential: a public-read object is answered (on the fast path too), a private one refused.
+        reads += [
+            Read(name: "public-read, unsigned", method: "GET", target: "/demo/fixtures/public.txt", fast: true),
+            Read(name: "public-read, unsigned HEAD", method: "HEAD", target: "/demo/fixtures/public.txt", fast: true),
+            Read(
+                name: "public-read, bad FAT",
+                method: "GET",
+                target: "/demo/fixtures/public.txt",
+                headers: [("fat", tampered)],
+                fast: false
+            ),
+            Read(name: "private, unsigned", method: "GET", target: "/demo/fixtures/big.bin", fast: false),
+        ]
         return reads
     }
 
@@ -387,6 +403,7 @@ struct FastReadTests {
             200, 200, 200, 206, 200, 403, 400, 400, 200, 200, 200, 304,
         ]
         #expect(fast.replies.prefix(expected.count).map(\.reply.status) == expected)
+        #expect(fast.replies.suffix(4).map(\.reply.status) == [200, 200, 403, 401])
         try #require(fast.replies.count == slow.replies.count)
         for ((name, fastReply), (_, slowReply)) in zip(fast.replies, slow.replies) {
             #expect(fastReply.namesItsRequest && slowReply.namesItsRequest, "\(name)")

@@ -28,7 +28,14 @@ struct CDNController {
             }
             return try await self.read(request, context: context)
         }
-        router.head(":app/**") { request, context in try await self.read(request, context: context) }
+        router.head(":app/**") { request, context in
+            // HEAD of a sub-resource is its GET without the body (NIO sends none), never a read of the object.
+            let query = context.query(of: request)
+            if let handoff = self.handoffs.first(where: { $0.claims(query, headers: request.headers) }) {
+                return try await handoff.answer(request, context)
+            }
+            return try await self.read(request, context: context)
+        }
     }
 
     func read(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -36,7 +43,15 @@ struct CDNController {
         guard let app = try await self.apps.app(refreshing: appID) else { throw S3Error.noSuchApp() }
         let key = try ObjectKey(app: appID, percentEncodedPath: request.uri.path)
         let query = context.query(of: request)
-        let credential = try self.authorizer.authorize(request, context: context, app: app, key: key, query: query)
+        let credential: CredentialSource
+        do {
+            credential = try self.authorizer.authorize(request, context: context, app: app, key: key, query: query)
+        } catch let refusal as S3Error where refusal.status == .unauthorized {
+            guard Self.readsWithoutCredential(refusal, object: try await self.store.metadata(for: key)) else {
+                throw refusal
+            }
+            credential = .none
+        }
         return try await CredentialNote.answer(authorisedBy: credential, request: request, context: context) {
             do {
                 return try await self.serve(request, context: context, app: app, key: key, query: query)
@@ -47,6 +62,19 @@ struct CDNController {
                 return try await self.serve(request, context: context, app: app, key: key, query: query)
             }
         }
+    }
+
+    /// Whether a read refused for carrying no credential at all goes ahead without one: S3 serves an object whose
+    /// ACL lets everyone read it (`public-read`) to an anonymous GET or HEAD. A credential that failed is refused
+    /// whatever the ACL, as on S3. The route's rule and the fast path's (`FastReads`).
+    ///
+    /// - Parameters:
+    ///   - refusal: what `MediaReadAuthorizer.authorize` threw.
+    ///   - object: the object read, nil when there is none.
+    /// - Returns: true to serve the read, its credential `none`.
+    static func readsWithoutCredential(_ refusal: any Error, object: ObjectMetadata?) -> Bool {
+        guard let refusal = refusal as? S3Error, refusal.status == .unauthorized, let object else { return false }
+        return ObjectACL(of: object).allowsPublicRead
     }
 
     /// The object, a range or a part of it, or a variant of it, once a credential authorised the read.

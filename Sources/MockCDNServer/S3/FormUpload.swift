@@ -8,7 +8,8 @@ import NIOCore
 /// boto3's `generate_presigned_post` makes it and an HTML form sends it. The fields before the file are checked
 /// against the policy and its signature (`PostPolicy.verify`) with the `key` after `${filename}` expansion,
 /// then the file streams into the store under the app's upload policy and the policy's content-length-range.
-/// A `Content-MD5` or `x-amz-checksum-*` field is checked against the file (400 `BadDigest`). Nothing is stored on
+/// A `Content-MD5` or `x-amz-checksum-*` field is checked against the file (400 `BadDigest`); `acl` (a canned ACL)
+/// and `tagging` (a `Tagging` document) give the object its ACL and tags (`WriteAccess`). Nothing is stored on
 /// a refusal. The answer is S3's: `success_action_redirect` (303), else `success_action_status` (200, 201 with a
 /// `PostResponse`, or 204), with the file's MD5 as the ETag.
 struct FormUpload {
@@ -82,6 +83,7 @@ struct FormUpload {
             return try await CredentialNote.answer(authorisedBy: .s3PostPolicy, request: request, context: context) {
                 guard let file = form.file else { throw Self.noFile }
                 let objectKey = try ObjectKey(app.id + "/" + key)
+                let access = try await WriteAccess.form(fields)
                 // The file's digests, as a PutObject's body's: the MD5 (the ETag, as S3's), a claimed checksum
                 // checked, and the checksum kept with the object.
                 let digests = try PayloadDigests(form: fields)
@@ -92,7 +94,14 @@ struct FormUpload {
                     digests: digests
                 )
                 let object = try await EventCause.creating(as: .post) {
-                    try await self.store(fileBody, at: objectKey, app: app, fields: fields, policy: policy)
+                    try await self.store(
+                        fileBody,
+                        at: objectKey,
+                        app: app,
+                        fields: fields,
+                        access: access,
+                        policy: policy
+                    )
                 }
                 do {
                     try self.uploads.checkEpoch(epoch)
@@ -115,11 +124,12 @@ struct FormUpload {
         at key: ObjectKey,
         app: MediaApp,
         fields: [(name: String, value: String)],
+        access: WriteAccess,
         policy: PostPolicy
     ) async throws -> ObjectMetadata {
         let (kind, config, _) = try await self.uploads.policy(for: key, app: app)
         let limit = try await S3Limits.request(to: key, app: app, uploads: self.uploads)
-        let extras = try ObjectHeaders.extras(fields: fields)
+        let extras = access.applied(to: try ObjectHeaders.extras(fields: fields))
         let digests = file.digests
         do {
             return try await self.uploads.store(

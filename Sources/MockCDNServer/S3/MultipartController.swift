@@ -41,8 +41,8 @@ struct MultipartController {
         )
     }
 
-    /// CreateMultipartUpload: the object's declared type and stored headers are kept for the object the
-    /// parts will make; the answer names the upload.
+    /// CreateMultipartUpload: the object's declared type, stored headers, ACL and tags are kept for the object
+    /// the parts will make; the answer names the upload.
     private func create(_ request: Request, context: AppRequestContext, query: QueryItems) async throws -> Response {
         let authenticated = try await S3Authenticator.object(
             request,
@@ -57,7 +57,7 @@ struct MultipartController {
                 app: app.id,
                 key: key,
                 contentType: request.headers[.contentType],
-                extras: try ObjectHeaders.extras(from: request),
+                extras: try WriteAccess(request.headers).applied(to: try ObjectHeaders.extras(from: request)),
                 now: self.clock.now
             )
             var xml = S3XML()

@@ -7,8 +7,10 @@ import MockCDNCore
 /// again under the key, within one app (its keys sign for its own objects only), once the source meets the
 /// request's `x-amz-copy-source-if-*` conditions. `x-amz-metadata-directive: COPY` (the default) keeps the
 /// source's type, stored headers and metadata; `REPLACE` takes the request's. The copy is one part, as on S3:
-/// a source joined from parts gives a copy without them, whose ETag is the MD5 of its bytes. The answer is
-/// S3's `CopyObjectResult`.
+/// a source joined from parts gives a copy without them, whose ETag is the MD5 of its bytes. The copy's ACL is
+/// the request's (`private` when it names none: S3 never copies an ACL); its tags are the source's
+/// (`x-amz-tagging-directive: COPY`, the default, with any `x-amz-tagging` ignored as S3 ignores it) or the
+/// request's `x-amz-tagging` (`REPLACE`). The answer is S3's `CopyObjectResult`.
 struct ObjectCopier {
     static let sourceHeader = HTTPField.Name("x-amz-copy-source")!
     static let directiveHeader = HTTPField.Name("x-amz-metadata-directive")!
@@ -25,7 +27,8 @@ struct ObjectCopier {
     /// - Returns: the `CopyObjectResult`.
     /// - Throws: 400 `InvalidArgument` for a source that cannot be read or a directive that is neither,
     ///   403 `AccessDenied` for another app's object, 404 `NoSuchKey`, 412 `PreconditionFailed` for a source
-    ///   condition that does not hold, 400 `InvalidRequest` for a copy onto itself that changes nothing.
+    ///   condition that does not hold, 400 `InvalidRequest` for a copy onto itself that changes nothing; what
+    ///   `WriteAccess` throws for the ACL and tags named.
     func copy(_ request: Request, app: MediaApp, key: ObjectKey) async throws -> Response {
         let sourceKey = try Self.source(of: request, app: app)
         let directive = request.headers[Self.directiveHeader]?.uppercased() ?? "COPY"
@@ -37,6 +40,9 @@ struct ObjectCopier {
                 details: [("ArgumentName", "x-amz-metadata-directive"), ("ArgumentValue", directive)]
             )
         }
+        let access = try WriteAccess(request.headers)
+        let tagging = request.headers[ObjectTags.directiveHeader]?.uppercased() ?? "COPY"
+        guard tagging == "COPY" || tagging == "REPLACE" else { throw S3Error.invalidTaggingDirective(tagging) }
         guard let source = try await self.store.metadata(for: sourceKey) else { throw S3Error.noSuchKey() }
         try CopySourceCondition(request).check(source, now: self.clock.now)
         if sourceKey == key, directive == "COPY" {
@@ -61,6 +67,8 @@ struct ObjectCopier {
                 .merging(try ObjectHeaders.extras(from: request)) { _, new in new }
         }
         attributes.extras[ObjectParts.extra] = nil
+        WriteAccess(acl: access.acl, tags: tagging == "REPLACE" ? access.tags : ObjectTags(of: source))
+            .apply(to: &attributes.extras)
         let body = StoredBody(store: self.store, key: sourceKey, size: source.size)
         let copied = try await EventCause.creating(as: .copy) {
             if source.extras[ObjectParts.extra] == nil {

@@ -6,7 +6,8 @@ import MockCDNCore
 /// signed in the `Authorization` header (SigV4, SigV2) or presigned (SigV4, SigV2) with the app's keys. The
 /// body streams into the store under the app's upload policy (`S3Payload`: aws-chunked framing off, digests
 /// taken), its signed payload hash and checksums checked before it replaces anything; `If-None-Match: *` and
-/// `If-Match` make the write conditional. The answer is S3's: 200 with the ETag (the body's MD5), no body.
+/// `If-Match` make the write conditional; `x-amz-acl`, `x-amz-grant-*` and `x-amz-tagging` give the object its
+/// ACL and tags (`WriteAccess`). The answer is S3's: 200 with the ETag (the body's MD5), no body.
 struct ObjectWriter {
     let apps: AppRegistry
     let clock: MockClock
@@ -30,7 +31,7 @@ struct ObjectWriter {
             try await condition.check(self.uploads.store, key: key)
             let upload = RawUpload(
                 limit: try await S3Limits.request(to: key, app: app, uploads: self.uploads),
-                extras: try ObjectHeaders.extras(from: request),
+                extras: try WriteAccess(request.headers).applied(to: try ObjectHeaders.extras(from: request)),
                 allowsEmpty: true,
                 keepsDeclaredType: true,
                 declaredLength: payload.declaredLength,

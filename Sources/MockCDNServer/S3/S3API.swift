@@ -4,9 +4,9 @@ import MockCDNCore
 
 /// The S3 API surface, an app being a bucket: S3's dispatch before every route (`gate`), the bucket routes
 /// (`HEAD|GET|POST|PUT|DELETE /{app}`, POST policy uploads and the buckets' lifecycle among them), ListBuckets,
-/// PutObject, CopyObject, DeleteObject and multipart uploads, in S3's XML envelope. Objects are
-/// read through the CDN's routes, which take a header-signed S3 request as one more credential (`readCheck`)
-/// and hand ListParts back (`listParts`). PUTs to MockCDN's own upload URLs go to `uploadURLPut`, which
+/// PutObject, CopyObject, DeleteObject, multipart uploads, object ACLs and tags, in S3's XML envelope. Objects
+/// are read through the CDN's routes, which take a header-signed S3 request as one more credential
+/// (`readCheck`) and hand ListParts, GetObjectAcl and GetObjectTagging back (`listParts`, `subresourceReads`). PUTs to MockCDN's own upload URLs go to `uploadURLPut`, which
 /// answers in its own surface's envelope.
 struct S3API {
     let apps: AppRegistry
@@ -55,6 +55,8 @@ struct S3API {
             ),
             parts: PartWriter(apps: self.apps, uploads: self.uploads, parts: self.parts),
             multipart: self.multipartController,
+            acl: self.aclController,
+            tagging: self.taggingController,
             uploadURLPut: self.uploadURLPut
         ).addRoutes(to: group)
         self.multipartController.addRoutes(to: group)
@@ -68,6 +70,32 @@ struct S3API {
                 try await controller.listParts(request, context: context)
             }
         }
+    }
+
+    /// GetObjectAcl (`GET /{app}/{key}?acl`) and GetObjectTagging (`?tagging`), which the CDN's read route
+    /// hands over, in S3's envelope.
+    var subresourceReads: [QueryHandoff] {
+        let (acl, tagging) = (self.aclController, self.taggingController)
+        return [
+            QueryHandoff(parameter: "acl") { request, context in
+                try await ErrorEnvelopeMiddleware<S3Error>().handle(request, context: context) { request, context in
+                    try await acl.get(request, context: context)
+                }
+            },
+            QueryHandoff(parameter: "tagging") { request, context in
+                try await ErrorEnvelopeMiddleware<S3Error>().handle(request, context: context) { request, context in
+                    try await tagging.get(request, context: context)
+                }
+            },
+        ]
+    }
+
+    private var aclController: ObjectACLController {
+        ObjectACLController(apps: self.apps, store: self.store, clock: self.clock)
+    }
+
+    private var taggingController: ObjectTaggingController {
+        ObjectTaggingController(apps: self.apps, store: self.store, clock: self.clock)
     }
 
     private var parts: PartStore { PartStore(uploads: self.multipart, store: self.store, clock: self.clock) }

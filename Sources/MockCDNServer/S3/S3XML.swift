@@ -16,6 +16,14 @@ struct S3XML {
         self.text += "</\(name)>"
     }
 
+    /// Opens `name` with `attributes` (each value escaped), runs `body` for the children, and closes it: a
+    /// `Grantee` names its type in `xsi:type`.
+    mutating func element(_ name: String, attributes: [(String, String)], _ body: (inout S3XML) -> Void) {
+        self.text += "<\(name)" + attributes.map { " \($0.0)=\"\(XMLText.escaped($0.1))\"" }.joined() + ">"
+        body(&self)
+        self.text += "</\(name)>"
+    }
+
     /// `<name>value</name>`.
     mutating func element(_ name: String, _ value: String) {
         self.text += "<\(name)>\(XMLText.escaped(value))</\(name)>"

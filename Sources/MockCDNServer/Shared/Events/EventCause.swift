@@ -8,6 +8,9 @@ enum EventCause {
     @TaskLocal static var creation: ObjectEventName = .put
     /// True while MockCDN writes or removes objects of its own (posters, fixtures): no event.
     @TaskLocal static var silent = false
+    /// The event a metadata change of this task emits (`ObjectTagging:Put`, `ObjectAcl:Put`); nil, the
+    /// default, for none: MockCDN's own metadata edits (a video's poster) are no client's change.
+    @TaskLocal static var change: ObjectEventName? = nil
 
     /// Runs `body` with its store writes emitted as `name`.
     ///
@@ -21,6 +24,21 @@ enum EventCause {
         _ body: () async throws -> T
     ) async rethrows -> T {
         try await Self.$creation.withValue(name, operation: body)
+    }
+
+    /// Runs `body` with its metadata changes (`ObjectStore.updateMetadata`) emitted as `name`.
+    ///
+    /// - Parameters:
+    ///   - name: the event of the route (`ObjectTagging:Put`, `ObjectTagging:Delete`, `ObjectAcl:Put`).
+    ///   - body: the work that changes metadata.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws.
+    @discardableResult
+    static func changing<T: Sendable>(
+        as name: ObjectEventName,
+        _ body: () async throws -> T
+    ) async rethrows -> T {
+        try await Self.$change.withValue(name, operation: body)
     }
 
     /// Runs `body` with none of its store changes emitted.

@@ -46,10 +46,13 @@ struct EventingObjectStore: ObjectStore {
         try await self.base.open(key, range: range)
     }
 
-    /// Changes metadata in the base store; no event (AWS emits none for it either).
+    /// Changes metadata in the base store, then emits the route's event when it names one (`EventCause.change`:
+    /// PutObjectTagging's `ObjectTagging:Put`); MockCDN's own edits emit none.
     @discardableResult
     func updateMetadata(_ key: ObjectKey, _ change: (inout ObjectMetadata) -> Void) async throws -> ObjectMetadata {
-        try await self.base.updateMetadata(key, change)
+        let changed = try await self.base.updateMetadata(key, change)
+        if let name = EventCause.change, !EventCause.silent { self.events.emit(name, key: key, object: changed) }
+        return changed
     }
 
     /// Deletes through `base`, then emits `ObjectRemoved:Delete` when there was an object.

@@ -11,4 +11,10 @@ enum ObjectEventName: String, Sendable, CaseIterable, Codable {
     case completeMultipartUpload = "ObjectCreated:CompleteMultipartUpload"
     /// DeleteObject, DeleteObjects, a Stream or CometChat delete, a reset.
     case delete = "ObjectRemoved:Delete"
+    /// PutObjectTagging: the object's tags replaced; no new object.
+    case taggingPut = "ObjectTagging:Put"
+    /// DeleteObjectTagging.
+    case taggingDelete = "ObjectTagging:Delete"
+    /// PutObjectAcl: the object's ACL replaced; no new object.
+    case aclPut = "ObjectAcl:Put"
 }

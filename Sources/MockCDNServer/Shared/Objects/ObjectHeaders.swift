@@ -91,9 +91,12 @@ enum ObjectHeaders {
 
     /// The stored headers of an object, for its reads. A user metadata value past ASCII goes out in RFC 2047
     /// encoded-words, as S3 sends it (`=?UTF-8?Q?Hello_World=C3=A9?=`): a header's bytes are read as Latin-1
-    /// by botocore and others, so raw UTF-8 would reach them garbled.
+    /// by botocore and others, so raw UTF-8 would reach them garbled. An object with tags says how many
+    /// (`x-amz-tagging-count`), as S3's GetObject and HeadObject do.
     static func headers(of metadata: ObjectMetadata) -> HTTPFields {
         var headers = HTTPFields()
+        let tags = ObjectTags(of: metadata).pairs.count
+        if tags > 0 { headers[HTTPField.Name(ObjectTags.countHeader)!] = String(tags) }
         for (name, value) in metadata.extras where name.hasPrefix(Self.headerExtra) {
             let header = name.dropFirst(Self.headerExtra.count)
             guard let field = HTTPField.Name(String(header)) else { continue }

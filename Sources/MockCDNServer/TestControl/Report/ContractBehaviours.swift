@@ -150,6 +150,33 @@ public enum ContractBehaviours {
         status("s3.status.404", .s3, "404 no such bucket, key or upload", 404) { $0.isS3 },
         status("s3.status.415", .s3, "415 type or extension the app refuses", 415) { $0.isS3 },
         status("s3.status.507", .s3, "507 store full", 507) { $0.isS3 },
+        .init("s3.bucket.create", .s3, "Bucket created (CreateBucket)", rule: "`PUT /{bucket}` without a query, 200") {
+            $0.isS3 && $0.method == "PUT" && $0.segments.count == 1 && $0.query.isEmpty && $0.status == 200
+        },
+        .init("s3.bucket.delete", .s3, "Bucket deleted (DeleteBucket)", rule: "`DELETE /{bucket}` without a query, 204")
+        {
+            $0.isS3 && $0.method == "DELETE" && $0.segments.count == 1 && $0.query.isEmpty && $0.status == 204
+        },
+        .init("s3.bucket.head", .s3, "Bucket found (HeadBucket)", rule: "`HEAD /{bucket}`, 200") {
+            $0.isS3 && $0.method == "HEAD" && $0.segments.count == 1 && $0.status == 200
+        },
+        .init("s3.buckets.list", .s3, "Buckets listed (ListBuckets)", rule: "`GET /` with an S3 credential, 200") {
+            $0.method == "GET" && $0.segments.isEmpty && $0.status == 200 && $0.credential.speaksS3
+        },
+        subresource("s3.object.acl.put", "Object ACL set (PutObjectAcl)", "PUT", "acl", 200),
+        subresource("s3.object.acl.get", "Object ACL read (GetObjectAcl)", "GET", "acl", 200),
+        subresource("s3.object.tagging.put", "Object tags set (PutObjectTagging)", "PUT", "tagging", 200),
+        subresource("s3.object.tagging.get", "Object tags read (GetObjectTagging)", "GET", "tagging", 200),
+        subresource("s3.object.tagging.delete", "Object tags removed (DeleteObjectTagging)", "DELETE", "tagging", 204),
+        .init(
+            "s3.object.public-read",
+            .s3,
+            "Object read without a credential, its ACL public",
+            rule: "a read with `credential` `none`, 200 or 206"
+        ) {
+            $0.isMediaRead && $0.routeRan && $0.credential == CredentialSource.none && [200, 206].contains($0.status)
+        },
+        refusal("s3.refused.invalid-tag", .s3, "400 InvalidTag", 400, "InvalidTag") { $0.isS3 },
     ]
 
     // MARK: - CloudFront
@@ -235,6 +262,19 @@ public enum ContractBehaviours {
         let rule = "\(surface.title) route, \(code)" + (words.isEmpty ? "" : ", `reason` has `\(words)`")
         return .init(id, surface, title, rule: rule) {
             surfaceTest($0) && $0.routeRan && $0.status == code && (words.isEmpty || $0.reasonHas(words))
+        }
+    }
+
+    /// A row for an S3 operation on an object's sub-resource (`?acl`, `?tagging`) that succeeded.
+    private static func subresource(
+        _ id: String,
+        _ title: String,
+        _ method: String,
+        _ parameter: String,
+        _ code: Int
+    ) -> ContractBehaviour {
+        .init(id, .s3, title, rule: "`\(method) /{bucket}/{key}?\(parameter)`, \(code)") {
+            $0.isS3 && $0.method == method && $0.segments.count >= 2 && $0.hasQuery(parameter) && $0.status == code
         }
     }
 

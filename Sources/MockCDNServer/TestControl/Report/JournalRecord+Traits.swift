@@ -62,10 +62,11 @@ extension JournalRecord {
         return false
     }
 
-    /// A CDN read: `GET|HEAD /{app}/{key}`.
+    /// A CDN read: `GET|HEAD /{app}/{key}`, but for S3's object sub-resources the read route hands over
+    /// (`?acl`, `?tagging`), which are the S3 API's.
     var isMediaRead: Bool {
         (self.method == "GET" || self.method == "HEAD") && self.segments.count >= 2 && !self.isStream
-            && !self.isCometChat
+            && !self.isCometChat && !self.hasQuery("acl") && !self.hasQuery("tagging")
     }
 
     /// A request on the S3 API: any other request on `/{app}` or `/{app}/{key}`.
