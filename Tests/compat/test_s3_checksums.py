@@ -455,3 +455,21 @@ def test_multipart_without_a_checksum_keeps_a_full_object_crc64nvme(server):
     assert "ChecksumCRC64NVME" not in completed
     head = client.head_object(Bucket="demo", Key=key, ChecksumMode="ENABLED")
     assert (head["ChecksumCRC64NVME"], head["ChecksumType"]) == (crc64nvme(b"".join(parts)), "FULL_OBJECT")
+
+
+@pytest.mark.parametrize("algorithm, length", [("CRC32", 4), ("CRC32C", 4), ("CRC64NVME", 8), ("SHA1", 20),
+                                               ("SHA256", 32), ("SHA512", 64), ("MD5", 16), ("XXHASH64", 8),
+                                               ("XXHASH3", 8), ("XXHASH128", 16)])
+def test_every_algorithms_mismatch_is_bad_digest(server, algorithm, length):
+    """S3 answers a well-formed checksum the body does not have with `BadDigest`, whatever the algorithm (the
+    conformance run of issue 46 saw SHA-256 and CRC64NVME answered otherwise); botocore sends the value it is
+    handed as it is."""
+    client, key = s3(server, config=Config(retries={"max_attempts": 1})), fresh_key()
+    wrong = b64(bytes(range(1, length + 1)))
+    assert refused(lambda: client.put_object(Bucket="demo", Key=key, Body=DATA,
+                                             **{"Checksum" + algorithm: wrong})) == (400, "BadDigest")
+    assert refused(lambda: client.head_object(Bucket="demo", Key=key))[0] == 404
+    # A value of another length is no checksum of its kind: S3's "Value for x-amz-checksum-... is invalid".
+    assert refused(lambda: client.put_object(Bucket="demo", Key=key, Body=DATA,
+                                             **{"Checksum" + algorithm: b64(bytes(length + 1))})) == (
+        400, "InvalidRequest")
