@@ -407,8 +407,11 @@ def test_multipart_checksum_refusals_store_nothing(server):
         assert refused(lambda: once.complete_multipart_upload(Bucket="demo", Key=key, UploadId=upload,
                                                               MultipartUpload=document)) == expected
         assert refused(lambda: client.head_object(Bucket="demo", Key=key))[0] == 404
-    # A claimed object checksum that is not the composite one.
+    # A type that is not the upload's, and a claimed object checksum that is not the composite one.
     document = {"Parts": [{"PartNumber": 1, "ETag": answer["ETag"], "ChecksumSHA512": sha512(data)}]}
+    assert refused(lambda: once.complete_multipart_upload(Bucket="demo", Key=key, UploadId=upload,
+                                                          MultipartUpload=document,
+                                                          ChecksumType="FULL_OBJECT")) == (400, "BadDigest")
     assert refused(lambda: once.complete_multipart_upload(Bucket="demo", Key=key, UploadId=upload,
                                                           MultipartUpload=document,
                                                           ChecksumSHA512=sha512(data) + "-1")) == (400, "BadDigest")

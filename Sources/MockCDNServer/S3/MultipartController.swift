@@ -173,7 +173,7 @@ struct MultipartController {
     /// The object checksum a CompleteMultipartUpload claims (`x-amz-checksum-*`, `base64-N` for a composite
     /// one), checked once the object's is known.
     ///
-    /// - Throws: 400 `InvalidRequest` for two claims, or an algorithm S3 does not have.
+    /// - Throws: 400 `InvalidRequest` for two claims.
     private static func objectClaim(_ request: Request) throws -> (algorithm: ChecksumAlgorithm, value: String)? {
         let claims = request.headers.compactMap { field in
             ChecksumAlgorithm(headerName: field.name.canonicalName).map { ($0, field.value) }
