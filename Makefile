@@ -3,7 +3,8 @@
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := pkg-config libssl-dev libvips-dev libxml2-dev
+# libxxhash-dev: only its header, compiled into CMockCDNCrypto (XXH_INLINE_ALL); nothing of it is linked.
+APT_PACKAGES := pkg-config libssl-dev libvips-dev libxml2-dev libxxhash-dev
 # Video posters run the ffmpeg binary as a subprocess; the server links no FFmpeg library.
 VIDEO_PACKAGES := ffmpeg
 # A real browser for the browser tests (headless Chromium driven by Selenium).
@@ -22,9 +23,9 @@ export PATH := $(VENV)/bin:$(PATH)
 .PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test architecture-check test-swift test-consumer test-compat test-helpers test-java client-coverage dist dist-deps dist-check client-isolation openapi-check docs format format-check bench-startup \
 	bench-upload bench-resize bench soak fuzz test-stress clean
 
-## deps: install pkg-config, libssl-dev, libvips-dev and libxml2-dev with apt, only when pkg-config cannot find them.
+## deps: install pkg-config, libssl-dev, libvips-dev, libxml2-dev and libxxhash-dev with apt, only when pkg-config cannot find them.
 deps:
-	@if pkg-config --exists openssl vips libxml-2.0 2>/dev/null; then :; else \
+	@if pkg-config --exists openssl vips libxml-2.0 libxxhash 2>/dev/null; then :; else \
 		echo "installing $(APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \

@@ -38,6 +38,10 @@ struct CMockCDNMD5 {
     EVP_MD_CTX *context;
 };
 
+struct CMockCDNSHA512 {
+    EVP_MD_CTX *context;
+};
+
 struct CMockCDNRSAKey {
     EVP_PKEY *pkey;
     int is_private;
@@ -260,6 +264,48 @@ int CMockCDNCrypto_md5_final(CMockCDNMD5 *state, void *out) {
 }
 
 void CMockCDNCrypto_md5_free(CMockCDNMD5 *state) {
+    if (state == NULL) return;
+    EVP_MD_CTX_free(state->context);
+    free(state);
+}
+
+// MARK: - SHA-512 (S3's x-amz-checksum-sha512)
+
+static pthread_once_t sha512_once = PTHREAD_ONCE_INIT;
+static EVP_MD *sha512_fetched = NULL;
+
+static void fetch_sha512(void) { sha512_fetched = EVP_MD_fetch(NULL, "SHA512", NULL); }
+
+static const EVP_MD *sha512_md(void) {
+    pthread_once(&sha512_once, fetch_sha512);
+    return sha512_fetched != NULL ? sha512_fetched : EVP_sha512();
+}
+
+int CMockCDNCrypto_sha512(const void *data, size_t length, void *out) {
+    return digest(sha512_md(), data, length, out);
+}
+
+CMockCDNSHA512 *CMockCDNCrypto_sha512_new(void) {
+    EVP_MD_CTX *context = digest_context(sha512_md());
+    if (context == NULL) return NULL;
+    CMockCDNSHA512 *state = malloc(sizeof *state);
+    if (state == NULL) {
+        EVP_MD_CTX_free(context);
+        return NULL;
+    }
+    state->context = context;
+    return state;
+}
+
+int CMockCDNCrypto_sha512_update(CMockCDNSHA512 *state, const void *data, size_t length) {
+    return EVP_DigestUpdate(state->context, NONNULL_INPUT(data), length) == 1;
+}
+
+int CMockCDNCrypto_sha512_final(CMockCDNSHA512 *state, void *out) {
+    return EVP_DigestFinal_ex(state->context, out, NULL) == 1;
+}
+
+void CMockCDNCrypto_sha512_free(CMockCDNSHA512 *state) {
     if (state == NULL) return;
     EVP_MD_CTX_free(state->context);
     free(state);

@@ -2,7 +2,7 @@ import MockCDNCore
 import NIOCore
 import Testing
 
-@Suite("S3 checksums: CRC32, CRC32C, CRC64NVME, SHA-1, SHA-256, MD5")
+@Suite("S3 checksums: CRC32, CRC32C, CRC64NVME, SHA-1, SHA-256, MD5 (2026's: Checksum2026Tests)")
 struct ChecksumTests {
     struct Vector: Sendable, CustomTestStringConvertible {
         let algorithm: ChecksumAlgorithm
@@ -120,7 +120,14 @@ struct ChecksumTests {
         fedEmpty.update([UInt8]())
         fedEmpty.update(ByteBuffer())
         fedEmpty.update("")
-        let expected = Self.awsVectors.first { $0.algorithm == algorithm && $0.input.isEmpty }!.base64
+        // The 2026 algorithms' empty-input values are among Checksum2026Tests' published vectors.
+        let expected =
+            Self.awsVectors.first { $0.algorithm == algorithm && $0.input.isEmpty }?.base64
+            ?? (Checksum2026Tests.digestVectors + Checksum2026Tests.xxHashVectors)
+            .first { $0.algorithm == algorithm && $0.input.isEmpty }
+            .flatMap { [UInt8](hexString: $0.hex) }
+            .map { Base64.encode($0, .standard) }
+        #expect(expected != nil, "a published empty-input value for \(algorithm)")
         #expect(untouched.base64() == expected)
         #expect(fedEmpty.base64() == expected)
     }
@@ -171,6 +178,9 @@ struct ChecksumAlgorithmTests {
             (.crc64nvme, "CRC64NVME", "x-amz-checksum-crc64nvme", 8),
             (.sha1, "SHA1", "x-amz-checksum-sha1", 20),
             (.sha256, "SHA256", "x-amz-checksum-sha256", 32),
+            (.sha512, "SHA512", "x-amz-checksum-sha512", 64), (.md5, "MD5", "x-amz-checksum-md5", 16),
+            (.xxhash64, "XXHASH64", "x-amz-checksum-xxhash64", 8), (.xxhash3, "XXHASH3", "x-amz-checksum-xxhash3", 8),
+            (.xxhash128, "XXHASH128", "x-amz-checksum-xxhash128", 16),
         ]
     )
     func names(algorithm: ChecksumAlgorithm, name: String, header: String, length: Int) {
@@ -188,7 +198,9 @@ struct ChecksumAlgorithmTests {
 
     @Test(
         "names S3 does not know",
-        arguments: ["", "MD5", "CRC", "crc32 ", "SHA-256", "x-amz-checksum-crc32", "CRC64", "XXHASH64"]
+        arguments: [
+            "", "MD4", "CRC", "crc32 ", "SHA-256", "x-amz-checksum-crc32", "CRC64", "XXHASH", "XXH3", "SHA-512",
+        ]
     )
     func unknownNames(name: String) {
         #expect(ChecksumAlgorithm(name: name) == nil)
@@ -196,16 +208,24 @@ struct ChecksumAlgorithmTests {
 
     @Test(
         "headers that carry no flexible checksum",
-        arguments: ["", "x-amz-checksum-md5", "x-amz-checksum-", "content-md5", "crc32", "x-amz-checksum-crc32c-x"]
+        arguments: [
+            "", "x-amz-checksum-md4", "x-amz-checksum-", "content-md5", "crc32", "x-amz-checksum-crc32c-x",
+            "x-amz-checksum-xxh3", "x-amz-checksum-type", "x-amz-checksum-algorithm",
+        ]
     )
     func unknownHeaders(header: String) {
         #expect(ChecksumAlgorithm(headerName: header) == nil)
     }
 
-    @Test("all: each algorithm once, the CRCs first")
+    @Test("all: each algorithm once, the CRCs first, then the SHAs, then the five of 2026")
     func all() {
-        #expect(ChecksumAlgorithm.all == [.crc64nvme, .crc32c, .crc32, .sha1, .sha256])
-        #expect(Set(ChecksumAlgorithm.all).count == 5)
+        #expect(
+            ChecksumAlgorithm.all == [
+                .crc64nvme, .crc32c, .crc32, .sha1, .sha256, .sha512, .md5, .xxhash64, .xxhash3, .xxhash128,
+            ]
+        )
+        #expect(Set(ChecksumAlgorithm.all).count == 10)
+        #expect(Set(ChecksumAlgorithm.all.suffix(5)) == ChecksumAlgorithm.added2026)
     }
 }
 

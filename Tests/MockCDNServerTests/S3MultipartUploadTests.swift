@@ -50,7 +50,7 @@ struct S3MultipartUploadTests {
         let parts = try await CompletedParts.read(ByteBuffer(string: document))
         #expect(
             parts.entries == [
-                .init(number: 1, etag: "\"5d41402abc4b2a76b9719d911017c592\""),
+                .init(number: 1, etag: "\"5d41402abc4b2a76b9719d911017c592\"", checksums: [.crc32: "NhCmhg=="]),
                 .init(number: 2, etag: "\"7d793037a0760186574b0282f2f435e7\""),
             ]
         )

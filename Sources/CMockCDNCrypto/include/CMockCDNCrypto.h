@@ -3,7 +3,9 @@
 // Why a shim: OpenSSL's API is macro- and type-heavy (EVP_*, BIO, OSSL_PARAM) and imports badly into
 // Swift; this keeps every OpenSSL type inside CMockCDNCrypto.c. Functions return 1 on success and 0 on
 // failure, and fill out-parameters; bytes travel as `void *` with explicit lengths. The CRCs are the exception:
-// plain table-driven C with no libcrypto in them (libcrypto has no CRC), returning the running value.
+// plain table-driven C with no libcrypto in them (libcrypto has no CRC), returning the running value. xxHash
+// (S3's XXHASH64, XXHASH3 and XXHASH128 checksums) is the xxHash library's own code: Debian's libxxhash-dev
+// header compiled into CMockCDNXXHash.c with XXH_INLINE_ALL, so the binary needs no libxxhash at run time.
 #ifndef CMOCKCDN_CRYPTO_H
 #define CMOCKCDN_CRYPTO_H
 
@@ -15,6 +17,7 @@
 #define CMOCKCDN_SHA256_LENGTH 32
 #define CMOCKCDN_SHA1_LENGTH 20
 #define CMOCKCDN_MD5_LENGTH 16
+#define CMOCKCDN_SHA512_LENGTH 64
 
 /// An HMAC-SHA256 key prepared once and reused for many messages (thread-safe: each use works on a copy).
 typedef struct CMockCDNHMACKey CMockCDNHMACKey;
@@ -24,6 +27,10 @@ typedef struct CMockCDNSHA256 CMockCDNSHA256;
 typedef struct CMockCDNSHA1 CMockCDNSHA1;
 /// A running MD5 over data that arrives in pieces (S3's Content-MD5 and ETags).
 typedef struct CMockCDNMD5 CMockCDNMD5;
+/// A running SHA-512 over data that arrives in pieces (S3's x-amz-checksum-sha512).
+typedef struct CMockCDNSHA512 CMockCDNSHA512;
+/// A running xxHash (XXH64, XXH3 64-bit or XXH3 128-bit) over data that arrives in pieces.
+typedef struct CMockCDNXXHash CMockCDNXXHash;
 /// An RSA key, private (can sign and verify) or public (can verify).
 typedef struct CMockCDNRSAKey CMockCDNRSAKey;
 /// An ECDSA key on P-256 (prime256v1), private (can sign and verify) or public (can verify).
@@ -71,6 +78,34 @@ int CMockCDNCrypto_md5_update(CMockCDNMD5 *state, const void *_Nullable data, si
 /// Writes the digest to `out`; the state cannot be updated afterwards.
 int CMockCDNCrypto_md5_final(CMockCDNMD5 *state, void *out);
 void CMockCDNCrypto_md5_free(CMockCDNMD5 *_Nullable state);
+
+/// SHA-512 (`out` 64 bytes) of a whole buffer.
+int CMockCDNCrypto_sha512(const void *_Nullable data, size_t length, void *out);
+
+CMockCDNSHA512 *_Nullable CMockCDNCrypto_sha512_new(void);
+int CMockCDNCrypto_sha512_update(CMockCDNSHA512 *state, const void *_Nullable data, size_t length);
+/// Writes the digest to `out`; the state cannot be updated afterwards.
+int CMockCDNCrypto_sha512_final(CMockCDNSHA512 *state, void *out);
+void CMockCDNCrypto_sha512_free(CMockCDNSHA512 *_Nullable state);
+
+// MARK: - xxHash (S3's XXHASH64, XXHASH3 and XXHASH128 checksums)
+// Seed 0, as S3 and the AWS CRT use them. The digest is xxHash's canonical form (big-endian; XXH128's high
+// half first), which is the byte string S3 base64-encodes.
+
+/// XXH64: 8 bytes.
+#define CMOCKCDN_XXHASH64 0
+/// XXH3, 64-bit: 8 bytes.
+#define CMOCKCDN_XXHASH3 1
+/// XXH3, 128-bit (XXH128): 16 bytes.
+#define CMOCKCDN_XXHASH128 2
+
+/// A fresh state for `kind` (one of the three above); NULL for another kind or when memory runs out.
+CMockCDNXXHash *_Nullable CMockCDNCrypto_xxhash_new(int kind);
+int CMockCDNCrypto_xxhash_update(CMockCDNXXHash *state, const void *_Nullable data, size_t length);
+/// Writes the canonical digest (8 or 16 bytes, `out_length` says which) to `out`, which holds 16 bytes. The
+/// state may be finalized again; it is not reset.
+int CMockCDNCrypto_xxhash_final(CMockCDNXXHash *state, void *out, size_t *out_length);
+void CMockCDNCrypto_xxhash_free(CMockCDNXXHash *_Nullable state);
 
 // MARK: - CRCs (S3's flexible checksums)
 // Incremental like zlib's crc32(): start from 0, and pass each result back in with the next piece; the value

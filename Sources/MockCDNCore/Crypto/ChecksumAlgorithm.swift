@@ -11,10 +11,25 @@ public enum ChecksumAlgorithm: Sendable, Hashable, CustomStringConvertible {
     case sha1
     /// SHA-256: 32 bytes.
     case sha256
+    /// SHA-512: 64 bytes (one of the five S3 added on 2026-04-22, as the four below).
+    case sha512
+    /// MD5 as a flexible checksum (`x-amz-checksum-md5`), beside the older `Content-MD5`: 16 bytes.
+    case md5
+    /// XXH64, seed 0: 8 bytes.
+    case xxhash64
+    /// XXH3 64-bit, seed 0: 8 bytes.
+    case xxhash3
+    /// XXH3 128-bit (XXH128), seed 0: 16 bytes.
+    case xxhash128
 
-    /// Every algorithm, in the order a client prefers when a response carries several (botocore's
-    /// `_ALGORITHMS_PRIORITY_LIST`: the CRCs, fastest first, then the SHAs).
-    public static let all: [ChecksumAlgorithm] = [.crc64nvme, .crc32c, .crc32, .sha1, .sha256]
+    /// Every algorithm: the five S3 has had since 2022, CRCs first, then the five of 2026, in the order S3's
+    /// API model lists them (and its error messages name them).
+    public static let all: [ChecksumAlgorithm] = [
+        .crc64nvme, .crc32c, .crc32, .sha1, .sha256, .sha512, .md5, .xxhash64, .xxhash3, .xxhash128,
+    ]
+
+    /// The five algorithms S3 added on 2026-04-22.
+    public static let added2026: Set<ChecksumAlgorithm> = [.sha512, .md5, .xxhash64, .xxhash3, .xxhash128]
 
     /// S3's name for it, upper case, as in `x-amz-checksum-algorithm: CRC32C` and S3's error messages.
     public var name: String {
@@ -24,8 +39,26 @@ public enum ChecksumAlgorithm: Sendable, Hashable, CustomStringConvertible {
         case .crc64nvme: "CRC64NVME"
         case .sha1: "SHA1"
         case .sha256: "SHA256"
+        case .sha512: "SHA512"
+        case .md5: "MD5"
+        case .xxhash64: "XXHASH64"
+        case .xxhash3: "XXHASH3"
+        case .xxhash128: "XXHASH128"
         }
     }
+
+    /// Whether S3 can give a multipart object a full-object checksum of this algorithm (`FULL_OBJECT`): only
+    /// the CRCs, whose values for parts combine into the value for the whole. Every other is `COMPOSITE` only.
+    public var combinesFullObject: Bool {
+        switch self {
+        case .crc32, .crc32c, .crc64nvme: true
+        case .sha1, .sha256, .sha512, .md5, .xxhash64, .xxhash3, .xxhash128: false
+        }
+    }
+
+    /// Whether S3 can give a multipart object a composite checksum of this algorithm (`COMPOSITE`): all
+    /// but CRC64NVME, which is full-object only.
+    public var makesComposite: Bool { self != .crc64nvme }
 
     /// The header (or trailer) that carries its value, lower case: `x-amz-checksum-crc32c`.
     public var headerName: String { "x-amz-checksum-" + self.name.lowercased() }
@@ -34,13 +67,15 @@ public enum ChecksumAlgorithm: Sendable, Hashable, CustomStringConvertible {
     public var digestLength: Int {
         switch self {
         case .crc32, .crc32c: 4
-        case .crc64nvme: 8
+        case .crc64nvme, .xxhash64, .xxhash3: 8
+        case .md5, .xxhash128: 16
         case .sha1: 20
         case .sha256: 32
+        case .sha512: 64
         }
     }
 
-    /// The algorithm S3 names so, in any case: `CRC32`, `crc32c`, `CRC64NVME`, `SHA1`, `SHA256`.
+    /// The algorithm S3 names so, in any case: `CRC32`, `crc32c`, `SHA512`, `xxhash3`, ...
     ///
     /// - Parameter name: the value of `x-amz-checksum-algorithm` or `x-amz-sdk-checksum-algorithm`.
     public init?(name: some StringProtocol) {
@@ -61,7 +96,7 @@ public enum ChecksumAlgorithm: Sendable, Hashable, CustomStringConvertible {
     /// The checksum of a whole buffer.
     ///
     /// - Parameter data: the bytes to check.
-    /// - Returns: `digestLength` bytes, big-endian for the CRCs, as S3 encodes them.
+    /// - Returns: `digestLength` bytes, big-endian for the CRCs and xxHashes, as S3 encodes them.
     public func checksum(of data: some ContiguousBytesView) -> [UInt8] {
         let checksummer = Checksummer(self)
         checksummer.update(data)

@@ -11,6 +11,9 @@ public final class Checksummer {
         case crc64nvme(UInt64)
         case sha1(SHA1Hasher)
         case sha256(SHA256Hasher)
+        case sha512(SHA512Hasher)
+        case md5(MD5Hasher)
+        case xxhash(XXHasher)
         case finished([UInt8])
     }
 
@@ -30,6 +33,11 @@ public final class Checksummer {
             case .crc64nvme: .crc64nvme(0)
             case .sha1: .sha1(SHA1Hasher())
             case .sha256: .sha256(SHA256Hasher())
+            case .sha512: .sha512(SHA512Hasher())
+            case .md5: .md5(MD5Hasher())
+            case .xxhash64: .xxhash(XXHasher(.xxh64))
+            case .xxhash3: .xxhash(XXHasher(.xxh3))
+            case .xxhash128: .xxhash(XXHasher(.xxh128))
             }
     }
 
@@ -48,6 +56,12 @@ public final class Checksummer {
             hasher.update(data)
         case .sha256(let hasher):
             hasher.update(data)
+        case .sha512(let hasher):
+            hasher.update(data)
+        case .md5(let hasher):
+            hasher.update(data)
+        case .xxhash(let hasher):
+            hasher.update(data)
         case .finished:
             preconditionFailure("Checksummer.update(_:) after finalize()")
         }
@@ -55,7 +69,7 @@ public final class Checksummer {
 
     /// Ends the checksum. Later calls return the same bytes; `update(_:)` may not follow.
     ///
-    /// - Returns: `algorithm.digestLength` bytes; a CRC big-endian, as S3 encodes it.
+    /// - Returns: `algorithm.digestLength` bytes; a CRC or an xxHash big-endian, as S3 encodes it.
     public func finalize() -> [UInt8] {
         let digest: [UInt8]
         switch self.state {
@@ -64,6 +78,9 @@ public final class Checksummer {
         case .crc64nvme(let crc): digest = withUnsafeBytes(of: crc.bigEndian) { Array($0) }
         case .sha1(let hasher): digest = hasher.finalize()
         case .sha256(let hasher): digest = hasher.finalize()
+        case .sha512(let hasher): digest = hasher.finalize()
+        case .md5(let hasher): digest = hasher.finalize()
+        case .xxhash(let hasher): digest = hasher.finalize()
         }
         self.state = .finished(digest)
         return digest

@@ -4,22 +4,25 @@ import NIOCore
 
 /// The parts a CompleteMultipartUpload names (`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber>
 /// <ETag>"..."</ETag></Part>...`), and the checks S3 makes of them before it joins anything: each part
-/// uploaded with that ETag, ascending part numbers, every part but the last at least 5 MiB.
+/// uploaded with that ETag, ascending part numbers, every part but the last at least 5 MiB; for an upload
+/// created with a checksum, each part's `Checksum*` that of the part, and the object's composite checksum.
 struct CompletedParts: Equatable {
     /// One `<Part>` of the document.
     struct Entry: Equatable {
         let number: Int
         /// As sent (quoted or not).
         let etag: String
+        /// Its `Checksum*` elements (`ChecksumSHA512`, ...), by algorithm, as sent.
+        var checksums: [ChecksumAlgorithm: String] = [:]
     }
 
     /// The most bytes of XML read: 10,000 parts with their checksums, with room to spare.
     static let maximumBodyBytes = 4 << 20
-    /// The bounds of the document: the body limit, and the elements 10,000 `<Part>`s may hold (`PartNumber`,
-    /// `ETag` and S3's five checksums) with the root.
+    /// The bounds of the document: the body limit, and the elements 10,000 `<Part>`s may hold (`Part`,
+    /// `PartNumber`, `ETag` and a `Checksum*` of each of S3's algorithms) with the root.
     static let limits = XMLReader.Limits(
         maximumBytes: Self.maximumBodyBytes,
-        maximumElements: 1 + MultipartUploads.maximumPartNumber * 8
+        maximumElements: 1 + MultipartUploads.maximumPartNumber * (3 + ChecksumAlgorithm.all.count)
     )
 
     let entries: [Entry]
@@ -46,7 +49,7 @@ struct CompletedParts: Equatable {
             guard numbers.count == 1, etags.count == 1, let number = Int(numbers[0].trimmedText) else {
                 throw .malformedXML
             }
-            entries.append(Entry(number: number, etag: etags[0].text))
+            entries.append(Entry(number: number, etag: etags[0].text, checksums: Self.checksums(of: part)))
         }
         guard !entries.isEmpty, entries.count <= MultipartUploads.maximumPartNumber else { throw .malformedXML }
         self.entries = entries
@@ -73,6 +76,52 @@ struct CompletedParts: Equatable {
             throw .entityTooSmall(size: part.size, number: part.number, etag: Self.bare(part.etag))
         }
         return selected
+    }
+
+    /// The `Checksum*` elements of a `<Part>`: `<ChecksumSHA512>` and the others of S3's model.
+    private static func checksums(of part: XMLTree) -> [ChecksumAlgorithm: String] {
+        var checksums: [ChecksumAlgorithm: String] = [:]
+        for algorithm in ChecksumAlgorithm.all {
+            if let element = part.child(named: "Checksum" + algorithm.name) {
+                checksums[algorithm] = String(element.trimmedText)
+            }
+        }
+        return checksums
+    }
+
+    /// Checks the document's part checksums against the parts', as S3 does for an upload created with a
+    /// checksum, and names the object's composite checksum.
+    ///
+    /// - Parameters:
+    ///   - selected: the parts `select(from:)` chose, in the document's order.
+    ///   - upload: the upload.
+    /// - Returns: the object's `COMPOSITE` checksum (`base64-N`); nil when the upload's checksum is not
+    ///   composite (its object's is the CRC of its bytes) or it has none.
+    /// - Throws: 400 `InvalidRequest` for a part whose checksum a composite upload's document leaves out;
+    ///   400 `InvalidPart` for one that is not the part's.
+    func compositeChecksum(
+        of selected: [MultipartUploads.Part],
+        upload: MultipartUploads.Upload
+    ) throws(S3Error) -> String? {
+        guard let checksum = upload.checksum else { return nil }
+        for (entry, part) in zip(self.entries, selected) {
+            guard let claimed = entry.checksums[checksum.algorithm] else {
+                // A full-object CRC is the object's own, so its parts' may be left out (s3transfer sends them).
+                guard checksum.kind == .composite else { continue }
+                throw PayloadDigests.invalidRequest(
+                    "The upload was created using a \(checksum.algorithm.name.lowercased()) checksum. The complete "
+                        + "request must include the checksum for each part. It was missing for part \(part.number) "
+                        + "in the request."
+                )
+            }
+            guard claimed == part.checksum else {
+                throw .invalidPart(upload: upload.id, number: part.number, etag: Self.bare(entry.etag))
+            }
+        }
+        guard checksum.kind == .composite else { return nil }
+        let parts = selected.compactMap(\.checksum)
+        guard parts.count == selected.count else { return nil }
+        return MultipartChecksum.composite(checksum.algorithm, ofParts: parts)
     }
 
     /// The ETag of an object joined from parts: the MD5 of the parts' binary MD5s one after another, in hex,

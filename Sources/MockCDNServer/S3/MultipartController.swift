@@ -42,7 +42,8 @@ struct MultipartController {
     }
 
     /// CreateMultipartUpload: the object's declared type, stored headers, ACL and tags are kept for the object
-    /// the parts will make; the answer names the upload.
+    /// the parts will make, with the checksum asked for (`MultipartChecksum`); the answer names the upload, and
+    /// the checksum's algorithm and type.
     private func create(_ request: Request, context: AppRequestContext, query: QueryItems) async throws -> Response {
         let authenticated = try await S3Authenticator.object(
             request,
@@ -53,11 +54,13 @@ struct MultipartController {
         let (app, key, source) = (authenticated.app, authenticated.key, authenticated.source)
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             await self.parts.freeExpired()
+            let checksum = try MultipartChecksum.requested(by: request)
             let upload = self.parts.uploads.create(
                 app: app.id,
                 key: key,
                 contentType: request.headers[.contentType],
                 extras: try WriteAccess(request.headers).applied(to: try ObjectHeaders.extras(from: request)),
+                checksum: checksum,
                 now: self.clock.now
             )
             var xml = S3XML()
@@ -66,7 +69,9 @@ struct MultipartController {
                 xml.element("Key", upload.bucketKey)
                 xml.element("UploadId", upload.id)
             }
-            return xml.response()
+            var response = xml.response()
+            if let checksum { response.headers.append(contentsOf: checksum.answerHeaders) }
+            return response
         }
     }
 
@@ -74,7 +79,10 @@ struct MultipartController {
     /// upload policy, with S3's multipart ETag and the parts' sizes (`ObjectParts`, for reads of one part); the
     /// upload and all of its parts are freed once it is stored. `If-Match` and `If-None-Match: *` make it
     /// conditional, as a PutObject (`WriteCondition`): a condition that does not hold stores nothing and leaves
-    /// the upload open.
+    /// the upload open. The object keeps a checksum: the composite one of an upload created with a composite
+    /// checksum (`CompletedParts.compositeChecksum`), else the CRC of all of its bytes (the upload's, or
+    /// CRC64NVME as S3 gives every object), taken as the parts are joined; a checksum the request claims for
+    /// the object (`x-amz-checksum-*`) must be that one.
     private func complete(
         _ request: Request,
         context: AppRequestContext,
@@ -93,6 +101,7 @@ struct MultipartController {
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             let document = try await CompletedParts.read(body)
             let condition = try WriteCondition(request)
+            let objectClaim = try Self.objectClaim(request)
             await self.parts.freeExpired()
             let upload = try self.parts.uploads.beginCompletion(id, key: key, now: self.clock.now)
             let object: ObjectMetadata
@@ -100,6 +109,13 @@ struct MultipartController {
                 // As PutObject's: before a part is read, and again just before the object is committed.
                 try await condition.check(self.uploads.store, key: key)
                 let selected = try document.select(from: upload)
+                try Self.checkType(request, upload: upload)
+                let composite = try document.compositeChecksum(of: selected, upload: upload)
+                let algorithm = upload.checksum?.algorithm ?? PayloadDigests.defaultAlgorithm
+                // A full-object CRC is taken from the bytes as they are joined.
+                let running: PayloadDigests? = composite == nil ? PayloadDigests(unclaimed: algorithm) : nil
+                var observe: (@Sendable (ByteBuffer) -> Void)?
+                if let running { observe = { chunk in running.updateChecksum([chunk]) } }
                 let etag = CompletedParts.etag(ofParts: selected.map(\.etag))
                 let parts = ObjectParts(sizes: selected.map(\.size))
                 let limit = try await S3Limits.object(at: key, app: app, uploads: self.uploads)
@@ -111,13 +127,24 @@ struct MultipartController {
                         limit: limit,
                         declaredType: upload.contentType,
                         keepsDeclaredType: true,
-                        extras: upload.extras
+                        extras: upload.extras,
+                        observe: observe
                     ) { [uploads = self.parts.uploads, store = self.uploads.store] _, attributes in
                         // An abort or a reset while the parts were joined wins: nothing is stored.
                         guard uploads.isCompleting(id) else { throw S3Error.noSuchUpload(id) }
                         try await condition.check(store, key: key)
+                        let checksum: String
+                        if let composite {
+                            checksum = composite
+                        } else {
+                            checksum = Base64.encode(try running?.verify().checksum ?? [], .standard)
+                        }
+                        if let objectClaim, objectClaim.algorithm != algorithm || objectClaim.value != checksum {
+                            throw ChecksumError.mismatch(objectClaim.algorithm)
+                        }
                         attributes.etag = etag
                         attributes.extras[ObjectParts.extra] = parts.extraValue
+                        attributes.extras[ObjectHeaders.checksumExtra(algorithm.name)] = checksum
                     }
                 }
             } catch {
@@ -131,9 +158,47 @@ struct MultipartController {
                 xml.element("Bucket", app.id)
                 xml.element("Key", upload.bucketKey)
                 xml.element("ETag", object.etag)
+                // As S3: the object's checksum and its type, for an upload created with a checksum.
+                if let checksum = upload.checksum,
+                    let value = object.extras[ObjectHeaders.checksumExtra(checksum.algorithm.name)]
+                {
+                    xml.element("Checksum" + checksum.algorithm.name, value)
+                    xml.element("ChecksumType", checksum.kind.rawValue)
+                }
             }
             return xml.response()
         }
+    }
+
+    /// The object checksum a CompleteMultipartUpload claims (`x-amz-checksum-*`, `base64-N` for a composite
+    /// one), checked once the object's is known.
+    ///
+    /// - Throws: 400 `InvalidRequest` for two claims.
+    private static func objectClaim(_ request: Request) throws -> (algorithm: ChecksumAlgorithm, value: String)? {
+        let claims = request.headers.compactMap { field in
+            ChecksumAlgorithm(headerName: field.name.canonicalName).map { ($0, field.value) }
+        }
+        guard claims.count <= 1 else {
+            throw PayloadDigests.invalidRequest(
+                "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed."
+            )
+        }
+        return claims.first.map { (algorithm: $0.0, value: $0.1.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// A CompleteMultipartUpload's `x-amz-checksum-type`, which must be the upload's.
+    ///
+    /// - Throws: 400 `BadDigest` when it is not, as S3's API reference says.
+    private static func checkType(_ request: Request, upload: MultipartUploads.Upload) throws(S3Error) {
+        guard let named = request.headers[MultipartChecksum.typeHeader] else { return }
+        let kind = upload.checksum?.kind ?? .fullObject
+        guard named.trimmingCharacters(in: .whitespaces).uppercased() != kind.rawValue else { return }
+        throw S3Error(
+            status: .badRequest,
+            code: "BadDigest",
+            message:
+                "The x-amz-checksum-type you specified, \(named.prefix(32)), is not the upload's: \(kind.rawValue)."
+        )
     }
 
     /// AbortMultipartUpload (`DELETE /{app}/{key}?uploadId=`): 204, the upload and its parts gone.
@@ -179,6 +244,10 @@ struct MultipartController {
                 xml.element("UploadId", upload.id)
                 xml.owner(app)
                 xml.element("StorageClass", "STANDARD")
+                if let checksum = upload.checksum {
+                    xml.element("ChecksumAlgorithm", checksum.algorithm.name)
+                    xml.element("ChecksumType", checksum.kind.rawValue)
+                }
                 xml.element("PartNumberMarker", String(marker))
                 if let last = page.last { xml.element("NextPartNumberMarker", String(last.number)) }
                 xml.element("MaxParts", String(maxParts))
@@ -189,6 +258,9 @@ struct MultipartController {
                         xml.element("LastModified", BucketController.timestamp(part.lastModified))
                         xml.element("ETag", part.etag)
                         xml.element("Size", String(part.size))
+                        if let checksum = upload.checksum, let value = part.checksum {
+                            xml.element("Checksum" + checksum.algorithm.name, value)
+                        }
                     }
                 }
             }
@@ -246,6 +318,10 @@ struct MultipartController {
                     xml.owner(app)
                     xml.element("StorageClass", "STANDARD")
                     xml.element("Initiated", BucketController.timestamp(upload.initiated))
+                    if let checksum = upload.checksum {
+                        xml.element("ChecksumAlgorithm", checksum.algorithm.name)
+                        xml.element("ChecksumType", checksum.kind.rawValue)
+                    }
                 }
             }
         }

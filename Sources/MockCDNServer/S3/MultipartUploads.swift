@@ -26,6 +26,9 @@ final class MultipartUploads: Sendable {
         let etag: String
         let size: Int
         let lastModified: Date
+        /// Its checksum in base64: of the upload's algorithm when the upload has one (ListParts shows it, and
+        /// the composite checksum is made of it), else CRC64NVME's.
+        var checksum: String? = nil
     }
 
     /// One open upload.
@@ -39,6 +42,8 @@ final class MultipartUploads: Sendable {
         /// The headers stored with the object (`x-amz-meta-*` and the others of `ObjectHeaders`).
         let extras: [String: String]
         let initiated: Date
+        /// The checksum it was created with; nil when none (its object gets a full-object CRC64NVME).
+        var checksum: MultipartChecksum? = nil
         /// The last time a request used it, for `lifetime`.
         var touched: Date
         var parts: [Int: Part] = [:]
@@ -60,6 +65,7 @@ final class MultipartUploads: Sendable {
     ///   - key: the object's key.
     ///   - contentType: its declared type.
     ///   - extras: the headers to store with it.
+    ///   - checksum: the checksum it was created with, if any.
     ///   - now: the clock's time.
     /// - Returns: the upload, with a fresh id.
     func create(
@@ -67,6 +73,7 @@ final class MultipartUploads: Sendable {
         key: ObjectKey,
         contentType: String?,
         extras: [String: String],
+        checksum: MultipartChecksum? = nil,
         now: Date
     ) -> Upload {
         // Random, so an id cannot be guessed, and hex, so it is a key segment as it is.
@@ -77,6 +84,7 @@ final class MultipartUploads: Sendable {
             contentType: contentType,
             extras: extras,
             initiated: now,
+            checksum: checksum,
             touched: now
         )
         self.uploads.withLock { $0[upload.id] = upload }

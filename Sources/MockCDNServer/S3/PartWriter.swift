@@ -32,27 +32,29 @@ struct PartWriter {
             let id = query.first("uploadId") ?? ""
             await self.parts.freeExpired()
             // Before the body: a part for no upload is refused without reading it.
-            _ = try self.parts.uploads.upload(id, key: key, now: self.parts.clock.now)
+            let checksum = try self.parts.uploads.upload(id, key: key, now: self.parts.clock.now).checksum
             let storeKey = try MultipartUploads.storeKey(upload: id, part: number)
             let limit = try await S3Limits.request(to: key, app: app, uploads: self.uploads)
             let copying = request.headers[ObjectCopier.sourceHeader] != nil
-            let stored =
+            let (stored, algorithm) =
                 copying
-                ? try await self.copy(request, app: app, into: storeKey, limit: limit)
+                ? try await self.copy(request, app: app, into: storeKey, limit: limit, checksum: checksum)
                 : try await self.receive(
                     request,
                     query: query,
                     app: app,
                     into: storeKey,
                     limit: limit,
-                    promise: promise
+                    promise: promise,
+                    checksum: checksum
                 )
             let part = MultipartUploads.Part(
                 number: number,
                 storeKey: storeKey,
                 etag: stored.etag,
                 size: stored.size,
-                lastModified: stored.created
+                lastModified: stored.created,
+                checksum: stored.extras[ObjectHeaders.checksumExtra(algorithm.name)]
             )
             let replaced: ObjectKey?
             do {
@@ -63,29 +65,47 @@ struct PartWriter {
                 throw error
             }
             if let replaced { await self.parts.delete([replaced]) }
-            guard copying else { return Response(status: .ok, headers: [.eTag: part.etag]) }
+            // The part's checksum is answered when the upload has one, as S3 answers it (and SDKs put it in the
+            // completion's document).
+            let shown = checksum.flatMap { checksum in part.checksum.map { (checksum.algorithm, $0) } }
+            guard copying else {
+                var headers: HTTPFields = [.eTag: part.etag]
+                if let (algorithm, value) = shown, let name = HTTPField.Name(algorithm.headerName) {
+                    headers[name] = value
+                }
+                return Response(status: .ok, headers: headers)
+            }
             var xml = S3XML()
             xml.element("CopyPartResult", root: true) { xml in
                 xml.element("LastModified", BucketController.timestamp(part.lastModified))
                 xml.element("ETag", part.etag)
+                if let (algorithm, value) = shown { xml.element("Checksum" + algorithm.name, value) }
             }
             return xml.response()
         }
     }
 
     /// The part's body, decoded and checked as PutObject decodes and checks it (payload hash, `Content-MD5`,
-    /// `x-amz-checksum-*`), into `storeKey`, with its MD5 as its ETag.
+    /// `x-amz-checksum-*`), into `storeKey`, with its MD5 as its ETag; its checksum claim held to the upload's
+    /// (`MultipartChecksum.checkPart`) before a byte is read.
+    ///
+    /// - Returns: the stored part, and the algorithm of the checksum kept with it.
     private func receive(
         _ request: Request,
         query: QueryItems,
         app: MediaApp,
         into storeKey: ObjectKey,
         limit: Int,
-        promise: PayloadPromise
-    ) async throws -> ObjectMetadata {
+        promise: PayloadPromise,
+        checksum: MultipartChecksum?
+    ) async throws -> (ObjectMetadata, ChecksumAlgorithm) {
         let (store, clock) = (self.uploads.store, self.parts.clock)
-        let payload = try S3Payload(request, query: query, promise: promise)
-        return try await self.uploads.receivePiece(
+        let payload = try S3Payload(request, query: query, promise: promise, unclaimedAlgorithm: checksum?.algorithm)
+        try MultipartChecksum.checkPart(
+            claimed: payload.digests.headerClaim?.algorithm ?? payload.digests.trailerAlgorithm,
+            upload: checksum
+        )
+        let stored = try await self.uploads.receivePiece(
             request,
             app: app,
             limit: limit,
@@ -99,33 +119,38 @@ struct PartWriter {
                 }
             }
         )
+        return (stored, payload.digests.algorithm)
     }
 
     /// UploadPartCopy: the source object (or the range asked for) stored as the part, once the source meets
     /// the request's `x-amz-copy-source-if-*` conditions (412 `PreconditionFailed` otherwise).
+    ///
+    /// - Returns: the stored part, and the algorithm of the checksum kept with it: the upload's, else CRC64NVME.
     private func copy(
         _ request: Request,
         app: MediaApp,
         into storeKey: ObjectKey,
-        limit: Int
-    ) async throws -> ObjectMetadata {
+        limit: Int,
+        checksum: MultipartChecksum?
+    ) async throws -> (ObjectMetadata, ChecksumAlgorithm) {
         let sourceKey = try ObjectCopier.source(of: request, app: app)
         let store = self.uploads.store
         guard let source = try await store.metadata(for: sourceKey) else { throw S3Error.noSuchKey() }
         try CopySourceCondition(request).check(source, now: self.parts.clock.now)
         let range = try Self.copyRange(request.headers[Self.copyRangeHeader], size: source.size)
         guard range.count <= limit else { throw UploadFailure.tooLarge(limit: limit) }
-        let digests = PayloadDigests()
+        let digests = PayloadDigests(unclaimed: checksum?.algorithm ?? PayloadDigests.defaultAlgorithm)
         let body = PayloadBody(
             base: StoredBody(store: store, key: sourceKey, range: range),
             chunked: nil,
             digests: digests
         )
-        return try await store.put(storeKey, body: body, maxBytes: range.count) { _ in
+        let stored = try await store.put(storeKey, body: body, maxBytes: range.count) { _ in
             var attributes = ObjectAttributes(contentType: "application/octet-stream", created: self.parts.clock.now)
             try digests.seal(&attributes)
             return attributes
         }
+        return (stored, digests.algorithm)
     }
 
     /// The bytes `x-amz-copy-source-range: bytes=FIRST-LAST` names (both offsets included), or the whole

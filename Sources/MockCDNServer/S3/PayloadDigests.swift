@@ -6,7 +6,8 @@ import NIOCore
 import Synchronization
 
 /// What an S3 request claims about its body besides its signature, checked as S3 checks it: `Content-MD5`, and
-/// one flexible checksum (`x-amz-checksum-{crc32,crc32c,crc64nvme,sha1,sha256}`) in a header or, under
+/// one flexible checksum (`x-amz-checksum-{crc32,crc32c,crc64nvme,sha1,sha256}`, and since 2026
+/// `-{sha512,md5,xxhash64,xxhash3,xxhash128}`) in a header or, under
 /// aws-chunked, in the trailer `x-amz-trailer` names. The body's MD5 (S3's ETag) and its checksum (the claimed
 /// algorithm's, else CRC64NVME, which S3 computes for every new object) are taken as it streams past, once.
 final class PayloadDigests: Sendable {
@@ -41,17 +42,25 @@ final class PayloadDigests: Sendable {
     ///   - request: the request.
     ///   - query: its query.
     ///   - trailers: whether its body can carry a trailer (an aws-chunked `...-TRAILER` mode).
+    ///   - unclaimedAlgorithm: the checksum to take and keep when none is claimed (an UploadPart's upload's);
+    ///     nil for CRC64NVME.
     /// - Throws: `ChecksumError` (400 `InvalidDigest`, `InvalidRequest`) for a value that is no checksum of
     ///   its kind; 400 `InvalidRequest` for two checksum headers, a trailer the body cannot carry, or an
     ///   `x-amz-sdk-checksum-algorithm` with no checksum to go with it.
-    convenience init(_ request: Request, query: QueryItems, trailers: Bool) throws {
+    convenience init(
+        _ request: Request,
+        query: QueryItems,
+        trailers: Bool,
+        unclaimedAlgorithm: ChecksumAlgorithm? = nil
+    ) throws {
         try self.init(
             contentMD5: request.headers[Self.contentMD5Header],
             fields: request.headers.map { ($0.name.canonicalName, $0.value) }
                 + query.decoded.map { ($0.name, $0.value) },
             trailer: request.headers[Self.trailerHeader],
             trailers: trailers,
-            sdkAlgorithm: request.headers[Self.sdkAlgorithmHeader]
+            sdkAlgorithm: request.headers[Self.sdkAlgorithmHeader],
+            unclaimedAlgorithm: unclaimedAlgorithm
         )
     }
 
@@ -106,13 +115,15 @@ final class PayloadDigests: Sendable {
         self.checksum = Mutex(Checksummer(algorithm))
     }
 
-    /// Digests of a body that claims nothing (a copy's source read back): its MD5 and a CRC64NVME.
-    init() {
+    /// Digests of a body that claims nothing (a copy's source read back): its MD5 and a checksum.
+    ///
+    /// - Parameter algorithm: the checksum to take: CRC64NVME unless a multipart upload has another.
+    init(unclaimed algorithm: ChecksumAlgorithm = PayloadDigests.defaultAlgorithm) {
         self.contentMD5 = nil
         self.headerClaim = nil
         self.trailerAlgorithm = nil
-        self.algorithm = Self.defaultAlgorithm
-        self.checksum = Mutex(Checksummer(Self.defaultAlgorithm))
+        self.algorithm = algorithm
+        self.checksum = Mutex(Checksummer(algorithm))
     }
 
     static func invalidRequest(_ message: String) -> S3Error {

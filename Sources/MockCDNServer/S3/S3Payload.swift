@@ -18,9 +18,20 @@ struct S3Payload: Sendable {
 
     /// The payload of `request`, whose credential made `promise`.
     ///
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - query: its query.
+    ///   - promise: what its credential promised of the body.
+    ///   - unclaimedAlgorithm: the checksum to take when the request claims none (an UploadPart's upload's);
+    ///     nil for CRC64NVME.
     /// - Throws: what `PayloadDigests` throws for a claim that is no checksum; 411 `MissingContentLength`
     ///   (and the other `AWSChunkedError`s) for an aws-chunked body without a readable decoded length.
-    init(_ request: Request, query: QueryItems, promise: PayloadPromise) throws {
+    init(
+        _ request: Request,
+        query: QueryItems,
+        promise: PayloadPromise,
+        unclaimedAlgorithm: ChecksumAlgorithm? = nil
+    ) throws {
         self.promise = promise
         var trailers = false
         if case .streaming(let mode, _) = promise {
@@ -31,7 +42,12 @@ struct S3Payload: Sendable {
         } else {
             self.declaredLength = nil
         }
-        self.digests = try PayloadDigests(request, query: query, trailers: trailers)
+        self.digests = try PayloadDigests(
+            request,
+            query: query,
+            trailers: trailers,
+            unclaimedAlgorithm: unclaimedAlgorithm
+        )
     }
 
     /// What the store hashes for the record: the SHA-256 only when the signature promised it (the ETag is the

@@ -111,14 +111,15 @@ enum ObjectHeaders {
     }
 
     /// The stored checksum, as `x-amz-checksum-*` and its type, when a read asks (`x-amz-checksum-mode:
-    /// ENABLED`).
+    /// ENABLED`). A multipart object's composite checksum (`base64-N`: base64 has no `-`) is `COMPOSITE`,
+    /// every other `FULL_OBJECT`.
     static func checksumHeaders(of metadata: ObjectMetadata) -> HTTPFields {
         var headers = HTTPFields()
         for (name, value) in metadata.extras where name.hasPrefix(Self.checksumExtra) {
             let algorithm = name.dropFirst(Self.checksumExtra.count)
             guard let field = HTTPField.Name("x-amz-checksum-" + algorithm) else { continue }
             headers[field] = value
-            headers[HTTPField.Name("x-amz-checksum-type")!] = "FULL_OBJECT"
+            headers[HTTPField.Name("x-amz-checksum-type")!] = value.contains("-") ? "COMPOSITE" : "FULL_OBJECT"
         }
         return headers
     }

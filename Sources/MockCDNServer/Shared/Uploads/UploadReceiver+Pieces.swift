@@ -79,6 +79,7 @@ extension UploadReceiver {
     ///   - declaredType: the type the client declared for the object.
     ///   - keepsDeclaredType: store the declared type when the bytes show none, whatever it is (S3's rule).
     ///   - extras: metadata stored with it.
+    ///   - observe: sees each slice as it is stored (S3 takes a multipart object's full-object checksum so).
     ///   - seal: the last check before commit; may add to the attributes (the object's ETag).
     /// - Returns: the stored object.
     /// - Throws: `UploadFailure` (`.tooLarge`, `.refused`, `.unavailable` after a reset), what `seal` throws,
@@ -91,12 +92,16 @@ extension UploadReceiver {
         declaredType: String?,
         keepsDeclaredType: Bool = false,
         extras: [String: String],
+        observe: (@Sendable (ByteBuffer) -> Void)? = nil,
         seal: @escaping @Sendable (ObjectIntake.Summary, inout ObjectAttributes) async throws -> Void
     ) async throws -> ObjectMetadata {
         let (kind, config, _) = try await self.policy(for: key, app: app)
         guard pieces.reduce(0, { $0 + $1.size }) <= limit else { throw UploadFailure.tooLarge(limit: limit) }
         let epoch = self.epoch.current
-        let body = StoredPieces(pieces.map { StoredBody(store: self.store, key: $0.key, size: $0.size) })
+        let body = StoredPieces(
+            pieces.map { StoredBody(store: self.store, key: $0.key, size: $0.size) },
+            observe: observe
+        )
         do {
             return try await self.store(
                 IncomingFile(
