@@ -468,10 +468,18 @@ public final class VariantCache: Sendable {
 
     /// The size of a regular file, without following a link.
     private static func fileSize(_ path: String) -> Int? {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return nil }
+        guard let status = Self.linkStatus(path) else { return nil }
         let info = FileInfo(platformSpecificStatus: status)
         return info.type == .regular ? Int(info.size) : nil
+    }
+
+    /// `lstat` of a path, nil when it fails. The buffer is filled by `lstat`: `stat()`'s zero initializer is
+    /// attributed to whichever C module first loaded the header (Dispatch's, in a release build), which
+    /// `MemberImportVisibility` then asks to be imported.
+    private static func linkStatus(_ path: String) -> stat? {
+        withUnsafeTemporaryAllocation(of: stat.self, capacity: 1) { buffer in
+            lstat(path, buffer.baseAddress!) == 0 ? buffer[0] : nil
+        }
     }
 
     /// Indexes the variant files a previous run left, oldest write first, and removes everything else: temp
@@ -483,8 +491,7 @@ public final class VariantCache: Sendable {
         var found: [(name: String, size: Int, modified: FileInfo.Timespec)] = []
         for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? [] {
             let path = folder.appendingPathComponent(name).path
-            var status = stat()
-            if isVariantFileName(name), lstat(path, &status) == 0 {
+            if isVariantFileName(name), let status = Self.linkStatus(path) {
                 let info = FileInfo(platformSpecificStatus: status)
                 if info.type == .regular, info.size <= Int64(diskLimit) {
                     found.append((name, Int(info.size), info.lastDataModificationTime))

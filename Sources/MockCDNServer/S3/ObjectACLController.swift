@@ -36,10 +36,7 @@ struct ObjectACLController {
         )
         let (app, key) = (authenticated.app, authenticated.key)
         return try await CredentialNote.answer(authorisedBy: authenticated.source, request: request, context: context) {
-            // botocore sends a checksum of the document (S3's model requires one); a claimed one is checked.
-            let digests = try PayloadDigests(request, query: authenticated.query, trailers: false)
-            digests.update(body)
-            try digests.verify()
+            try PayloadDigests.checkDocument(body, of: request, query: authenticated.query)
             let named = try ObjectACL.requested(request.headers)
             let acl: ObjectACL
             if body.readableBytes > 0 {
@@ -59,15 +56,7 @@ struct ObjectACLController {
                 guard let named else { throw S3Error.missingACL }
                 acl = named
             }
-            guard try await self.store.metadata(for: key) != nil else { throw S3Error.noSuchKey() }
-            do {
-                try await EventCause.changing(as: .aclPut) {
-                    try await self.store.updateMetadata(key) { $0.extras[ObjectACL.extra] = acl.extraValue }
-                }
-            } catch let error as MockCDNError where error == .objectNotFound {
-                // Deleted between the two looks.
-                throw S3Error.noSuchKey()
-            }
+            try await self.store.changeSubresource(of: key, as: .aclPut) { $0.extras[ObjectACL.extra] = acl.extraValue }
             return Response(status: .ok)
         }
     }

@@ -32,11 +32,11 @@ struct ObjectTaggingController {
         )
         return try await CredentialNote.answer(authorisedBy: authenticated.source, request: request, context: context) {
             // botocore sends a checksum of the document (S3's model requires one); a claimed one is checked.
-            let digests = try PayloadDigests(request, query: authenticated.query, trailers: false)
-            digests.update(body)
-            try digests.verify()
+            try PayloadDigests.checkDocument(body, of: request, query: authenticated.query)
             let tags = try await ObjectTags.read(body)
-            try await self.change(authenticated.key, as: .taggingPut) { $0.extras[ObjectTags.extra] = tags.extraValue }
+            try await self.store.changeSubresource(of: authenticated.key, as: .taggingPut) {
+                $0.extras[ObjectTags.extra] = tags.extraValue
+            }
             return Response(status: .ok)
         }
     }
@@ -89,23 +89,10 @@ struct ObjectTaggingController {
             now: self.clock.unixSeconds
         )
         return try await CredentialNote.answer(authorisedBy: authenticated.source, request: request, context: context) {
-            try await self.change(authenticated.key, as: .taggingDelete) { $0.extras[ObjectTags.extra] = nil }
+            try await self.store.changeSubresource(of: authenticated.key, as: .taggingDelete) {
+                $0.extras[ObjectTags.extra] = nil
+            }
             return Response(status: .noContent)
-        }
-    }
-
-    /// Changes the metadata of an object that exists, emitting `event`.
-    private func change(
-        _ key: ObjectKey,
-        as event: ObjectEventName,
-        _ edit: @escaping @Sendable (inout ObjectMetadata) -> Void
-    ) async throws {
-        guard try await self.store.metadata(for: key) != nil else { throw S3Error.noSuchKey() }
-        do {
-            try await EventCause.changing(as: event) { try await self.store.updateMetadata(key, edit) }
-        } catch let error as MockCDNError where error == .objectNotFound {
-            // Deleted between the two looks.
-            throw S3Error.noSuchKey()
         }
     }
 }
