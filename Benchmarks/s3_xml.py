@@ -149,13 +149,18 @@ def ten_thousand_parts(targets, rounds):
         upload = target.client.create_multipart_upload(Bucket=target.bucket, Key=key)["UploadId"]
 
         def part(number):
-            return target.client.upload_part(Bucket=target.bucket, Key=key, UploadId=upload, PartNumber=number,
-                                             Body=b"p")["ETag"]
+            answer = target.client.upload_part(Bucket=target.bucket, Key=key, UploadId=upload, PartNumber=number,
+                                               Body=b"p")
+            # boto3 asks for a CRC32 of each part by default, and an upload made with a checksum is completed
+            # with each part's, as S3 requires.
+            crc = answer.get("ChecksumCRC32")
+            return answer["ETag"], crc
 
         with concurrent.futures.ThreadPoolExecutor(16) as pool:
-            etags = list(pool.map(part, range(1, 10_001)))
-        body = "".join(f"<Part><ETag>{etag}</ETag><PartNumber>{number}</PartNumber></Part>"
-                       for number, etag in enumerate(etags, 1))
+            answers = list(pool.map(part, range(1, 10_001)))
+        body = "".join(f"<Part><ETag>{etag}</ETag>" + (f"<ChecksumCRC32>{crc}</ChecksumCRC32>" if crc else "")
+                       + f"<PartNumber>{number}</PartNumber></Part>"
+                       for number, (etag, crc) in enumerate(answers, 1))
         path = f"/{target.bucket}/{key}?uploadId={urllib.parse.quote(upload, safe='')}"
         documents[target.name] = (path, f'<CompleteMultipartUpload xmlns="{S3}">{body}</CompleteMultipartUpload>'
                                   .encode())
@@ -163,7 +168,10 @@ def ten_thousand_parts(targets, rounds):
     for number in range(rounds + 1):
         for target in targets:
             path, document = documents[target.name]
-            status, answer, seconds = target.send("POST", path, document)
+            try:
+                status, answer, seconds = target.send("POST", path, document)
+            except (BrokenPipeError, ConnectionResetError) as error:
+                sys.exit(f"{target.name}: the connection closed while the 10,000-part completion was sent ({error})")
             if status is not None and (status, code(answer)) != (400, "EntityTooSmall"):
                 sys.exit(f"{target.name}: the 10,000-part completion answered {status} {answer[:300]!r}")
             if number:
