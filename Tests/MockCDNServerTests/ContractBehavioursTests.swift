@@ -384,5 +384,8 @@ struct CoverageReportTests {
         #expect(text.contains("<system-out>200 full object: 2 requests, first r3</system-out>"))
         // Attribute and element text, with the control characters XML 1.0 cannot carry dropped.
         #expect(XMLText.escaped("a<b & \"c\"> 'd'\u{1}") == "a&lt;b &amp; &quot;c&quot;&gt; &apos;d&apos;")
+        // Byte by byte: an `&` before a combining mark (one Swift Character with it) is still escaped, and of a
+        // CR LF only the LF stays.
+        #expect(XMLText.escaped("&\u{301}<\u{301}é\r\n") == "&amp;\u{301}&lt;\u{301}é\n")
     }
 }

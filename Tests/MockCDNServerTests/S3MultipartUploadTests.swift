@@ -152,6 +152,17 @@ struct S3MultipartUploadTests {
         #expect(selected.map(\.number) == [1, 3])
     }
 
+    @Test("an ETag is compared bare: the whitespace around it, then its quotes, left out, in any case")
+    func bareETags() {
+        #expect(CompletedParts.bare(" \"ABCdef\"\n") == "abcdef")
+        #expect(CompletedParts.bare("\"\"") == "" && CompletedParts.bare("\"é\"") == "é")
+        #expect(CompletedParts.same("\"abcdef\"", "\t ABCDEF "))
+        #expect(!CompletedParts.same("\"abcdef\"", "abcde"))
+        #expect(!CompletedParts.same("\"abc def\"", "abcdef"))
+        // Quotes inside spaces are left out; spaces inside quotes are part of the tag.
+        #expect(!CompletedParts.same("\" abcdef \"", "abcdef"))
+    }
+
     @Test("a part not uploaded, or with another ETag, is InvalidPart with S3's details")
     func invalidPart() throws {
         let unknown = try #require(try Self.refusal([(1, "1"), (4, "x")], sizes: [5 * Self.mebibyte, 10]))

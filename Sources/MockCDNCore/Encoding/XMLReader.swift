@@ -1,4 +1,5 @@
 import CMockCDNXML
+import Foundation
 import NIOCore
 import NIOPosix
 
@@ -95,8 +96,11 @@ extension XMLReader {
         /// The elements open, outermost first.
         private var open: [XMLTree] = []
         private var root: XMLTree?
-        /// Names and namespaces already made into strings: a document has a handful, met thousands of times.
+        /// Names and namespaces of more than 15 bytes already made into strings: a document has a handful, met
+        /// thousands of times.
         private var names: [String] = []
+        /// Their bytes, compared with each name read.
+        private var nameBytes: [[UInt8]] = []
 
         init(limits: Limits) throws(XMLRefusal) {
             guard let reader = CMockCDNXML_reader_new(UInt32(clamping: limits.maximumDepth)) else {
@@ -185,9 +189,20 @@ extension XMLReader {
         }
 
         private func interned(_ bytes: UnsafeRawBufferPointer) -> String {
-            if let known = self.names.first(where: { $0.utf8.elementsEqual(bytes) }) { return known }
+            // A name of up to 15 bytes is a small string, held in the value itself: made without an allocation,
+            // and compared by its bits.
+            if bytes.count <= 15 { return String(decoding: bytes, as: UTF8.self) }
+            for index in self.nameBytes.indices where self.nameBytes[index].count == bytes.count {
+                let equal = self.nameBytes[index].withUnsafeBytes {
+                    memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+                }
+                if equal { return self.names[index] }
+            }
             let name = String(decoding: bytes, as: UTF8.self)
-            if self.names.count < 64 { self.names.append(name) }
+            if self.names.count < 64 {
+                self.names.append(name)
+                self.nameBytes.append(Array(bytes))
+            }
             return name
         }
     }

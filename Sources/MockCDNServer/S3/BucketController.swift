@@ -43,7 +43,7 @@ struct BucketController {
         }
         let app = try await S3Authenticator.app(context, in: self.apps)
         let body = try await S3XML.document(of: request, upTo: BucketNotifications.maximumBodyBytes)
-        let source = try S3Authenticator.authenticate(
+        let source = try await S3Authenticator.authenticate(
             request,
             app: app,
             key: nil,
@@ -52,9 +52,7 @@ struct BucketController {
             payload: body
         )
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
-            let digests = try PayloadDigests(request, query: query, trailers: false)
-            digests.update(body)
-            try digests.verify()
+            try await PayloadDigests.checkDocument(body, of: request, query: query)
             return try await self.notifications.put(body, app: app)
         }
     }
@@ -73,7 +71,7 @@ struct BucketController {
             return try await self.form.post(request, app: app, context: context)
         }
         let body = try await S3XML.document(of: request, upTo: BatchDelete.maximumBodyBytes)
-        let source = try S3Authenticator.authenticate(
+        let source = try await S3Authenticator.authenticate(
             request,
             app: app,
             key: nil,
@@ -83,16 +81,12 @@ struct BucketController {
         )
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
             // S3 takes a batch only with a digest of it, and checks it.
-            let digests = try PayloadDigests(request, query: query, trailers: false)
-            guard digests.claimsAny else {
-                throw S3Error(
-                    status: .badRequest,
-                    code: "InvalidRequest",
-                    message: "Missing required header for this request: Content-MD5"
-                )
-            }
-            digests.update(body)
-            try digests.verify()
+            let missing = S3Error(
+                status: .badRequest,
+                code: "InvalidRequest",
+                message: "Missing required header for this request: Content-MD5"
+            )
+            try await PayloadDigests.checkDocument(body, of: request, query: query, missing: missing)
             return try await self.batch.delete(try await DeleteRequest.read(body), app: app)
         }
     }
@@ -100,7 +94,7 @@ struct BucketController {
     private func answer(_ request: Request, context: AppRequestContext, head: Bool) async throws -> Response {
         let app = try await S3Authenticator.app(context, in: self.apps)
         let query = context.query(of: request)
-        let source = try S3Authenticator.authenticate(
+        let source = try await S3Authenticator.authenticate(
             request,
             app: app,
             key: nil,

@@ -29,7 +29,7 @@ struct BucketLifecycle {
         let name = try context.parameters.require("app")
         let query = context.query(of: request)
         let body = try await S3XML.document(of: request, upTo: Self.maximumConfigurationBytes)
-        let (owner, source) = try S3Authenticator.account(
+        let (owner, source) = try await S3Authenticator.account(
             request,
             apps: self.apps,
             query: query,
@@ -60,7 +60,7 @@ struct BucketLifecycle {
     /// removes.
     func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let app = try await S3Authenticator.app(context, in: self.apps)
-        let source = try S3Authenticator.authenticate(
+        let source = try await S3Authenticator.authenticate(
             request,
             app: app,
             key: nil,
@@ -97,7 +97,7 @@ struct BucketLifecycle {
     /// created), by name, with `prefix`, `max-buckets` and `continuation-token`.
     func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let query = context.query(of: request)
-        let (owner, source) = try S3Authenticator.account(
+        let (owner, source) = try await S3Authenticator.account(
             request,
             apps: self.apps,
             query: query,

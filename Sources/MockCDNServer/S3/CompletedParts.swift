@@ -43,13 +43,28 @@ struct CompletedParts: Equatable {
     ///   `<PartNumber>` and one `<ETag>`.
     init(_ root: XMLTree) throws(S3Error) {
         var entries: [Entry] = []
-        for part in root.children(named: "Part") {
-            let numbers = part.children(named: "PartNumber")
-            let etags = part.children(named: "ETag")
-            guard numbers.count == 1, etags.count == 1, let number = Int(numbers[0].trimmedText) else {
+        entries.reserveCapacity(root.children.count)
+        for part in root.children where part.name == "Part" && part.namespace == root.namespace {
+            // One pass over the part's children: a completion has up to 10,000 parts.
+            var (number, etag): (XMLTree?, XMLTree?) = (nil, nil)
+            var (numbers, etags) = (0, 0)
+            var checksums: [ChecksumAlgorithm: String] = [:]
+            for element in part.children where element.namespace == part.namespace {
+                switch element.name {
+                case "PartNumber": (number, numbers) = (element, numbers + 1)
+                case "ETag": (etag, etags) = (element, etags + 1)
+                default:
+                    // The first of each `Checksum*` element (`ChecksumSHA512` and the others of S3's model).
+                    guard let algorithm = Self.checksumElements[element.name], checksums[algorithm] == nil else {
+                        continue
+                    }
+                    checksums[algorithm] = String(element.trimmedText)
+                }
+            }
+            guard numbers == 1, etags == 1, let number, let etag, let value = Int(number.trimmedText) else {
                 throw .malformedXML
             }
-            entries.append(Entry(number: number, etag: etags[0].text, checksums: Self.checksums(of: part)))
+            entries.append(Entry(number: value, etag: etag.text, checksums: checksums))
         }
         guard !entries.isEmpty, entries.count <= MultipartUploads.maximumPartNumber else { throw .malformedXML }
         self.entries = entries
@@ -63,8 +78,9 @@ struct CompletedParts: Equatable {
     ///   a part that is not there before it looks at the order).
     func select(from upload: MultipartUploads.Upload) throws(S3Error) -> [MultipartUploads.Part] {
         var selected: [MultipartUploads.Part] = []
+        selected.reserveCapacity(self.entries.count)
         for entry in self.entries {
-            guard let part = upload.parts[entry.number], Self.bare(part.etag) == Self.bare(entry.etag) else {
+            guard let part = upload.parts[entry.number], Self.same(part.etag, entry.etag) else {
                 throw .invalidPart(upload: upload.id, number: entry.number, etag: Self.bare(entry.etag))
             }
             selected.append(part)
@@ -78,16 +94,10 @@ struct CompletedParts: Equatable {
         return selected
     }
 
-    /// The `Checksum*` elements of a `<Part>`: `<ChecksumSHA512>` and the others of S3's model.
-    private static func checksums(of part: XMLTree) -> [ChecksumAlgorithm: String] {
-        var checksums: [ChecksumAlgorithm: String] = [:]
-        for algorithm in ChecksumAlgorithm.all {
-            if let element = part.child(named: "Checksum" + algorithm.name) {
-                checksums[algorithm] = String(element.trimmedText)
-            }
-        }
-        return checksums
-    }
+    /// The algorithms by the name of their element in a `<Part>` (`ChecksumSHA512`, ...).
+    private static let checksumElements = Dictionary(
+        uniqueKeysWithValues: ChecksumAlgorithm.all.map { ("Checksum" + $0.name, $0) }
+    )
 
     /// Checks the document's part checksums against the parts', as S3 does for an upload created with a
     /// checksum, and names the object's composite checksum.
@@ -135,9 +145,41 @@ struct CompletedParts: Equatable {
         return "\"" + Digest.md5(digests).hexString + "-" + String(etags.count) + "\""
     }
 
-    /// An ETag without its quotes or surrounding spaces (clients send either).
+    /// An ETag without the ASCII whitespace around it, then without its quotes, in lower case (clients send
+    /// either).
     static func bare(_ etag: String) -> String {
-        etag.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            .lowercased()
+        var etag = etag
+        return etag.withUTF8 { bytes in
+            String(decoding: bytes[Self.bareRange(bytes)].map(Self.lowercased), as: UTF8.self)
+        }
+    }
+
+    /// Whether two ETags are the same once bare: compared as bytes, since a completion names up to 10,000.
+    static func same(_ one: String, _ other: String) -> Bool {
+        var (one, other) = (one, other)
+        return one.withUTF8 { one in
+            other.withUTF8 { other in
+                let (first, second) = (Self.bareRange(one), Self.bareRange(other))
+                guard first.count == second.count else { return false }
+                return zip(first, second).allSatisfy { Self.lowercased(one[$0]) == Self.lowercased(other[$1]) }
+            }
+        }
+    }
+
+    /// Where the bare ETag is in `bytes`: the ASCII whitespace around them left out, then the quotes.
+    private static func bareRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        var (start, end) = (0, bytes.count)
+        func trim(_ trimmed: (UInt8) -> Bool) {
+            while start < end, trimmed(bytes[start]) { start += 1 }
+            while start < end, trimmed(bytes[end - 1]) { end -= 1 }
+        }
+        trim { $0 == 0x20 || (0x09...0x0d).contains($0) }
+        trim { $0 == UInt8(ascii: "\"") }
+        return start..<end
+    }
+
+    /// An ASCII capital letter in lower case; any other byte as it is.
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5a).contains(byte) ? byte | 0x20 : byte
     }
 }

@@ -36,7 +36,7 @@ struct ObjectACLController {
         )
         let (app, key) = (authenticated.app, authenticated.key)
         return try await CredentialNote.answer(authorisedBy: authenticated.source, request: request, context: context) {
-            try PayloadDigests.checkDocument(body, of: request, query: authenticated.query)
+            try await PayloadDigests.checkDocument(body, of: request, query: authenticated.query)
             let named = try ObjectACL.requested(request.headers)
             let acl: ObjectACL
             if body.readableBytes > 0 {

@@ -32,7 +32,7 @@ struct ObjectTaggingController {
         )
         return try await CredentialNote.answer(authorisedBy: authenticated.source, request: request, context: context) {
             // botocore sends a checksum of the document (S3's model requires one); a claimed one is checked.
-            try PayloadDigests.checkDocument(body, of: request, query: authenticated.query)
+            try await PayloadDigests.checkDocument(body, of: request, query: authenticated.query)
             let tags = try await ObjectTags.read(body)
             try await self.store.changeSubresource(of: authenticated.key, as: .taggingPut) {
                 $0.extras[ObjectTags.extra] = tags.extraValue

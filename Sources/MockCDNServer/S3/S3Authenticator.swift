@@ -37,11 +37,12 @@ enum S3Authenticator {
         query: QueryItems,
         now: Int64,
         payload: ByteBuffer? = nil
-    ) throws -> CredentialSource {
+    ) async throws -> CredentialSource {
         if HeaderSignature.isPresent(in: request) {
             if let payload {
                 let signed = try HeaderSignature.verify(request, app: app, query: query, now: now)
-                let summary = ObjectIntake.Summary(size: payload.readableBytes, sha256: Digest.sha256(payload))
+                let sha256 = try await Digest.taken(over: payload.readableBytes) { Digest.sha256(payload) }
+                let summary = ObjectIntake.Summary(size: payload.readableBytes, sha256: sha256)
                 try PayloadPromise(signed).check(summary)
             } else {
                 _ = try HeaderSignature.verifyBodiless(request, app: app, query: query, now: now)
@@ -88,12 +89,12 @@ enum S3Authenticator {
         query: QueryItems,
         now: Int64,
         payload: ByteBuffer? = nil
-    ) throws -> (app: MediaApp, source: CredentialSource) {
+    ) async throws -> (app: MediaApp, source: CredentialSource) {
         guard let id = Self.accessKeyID(of: request, query: query) else {
             throw AccessDenied("Access Denied: sign the request with the app's key")
         }
         guard let app = apps.app(apiKey: id) else { throw AccessDenied.invalidAccessKeyID }
-        return (app, try Self.authenticate(request, app: app, key: nil, query: query, now: now, payload: payload))
+        return (app, try await Self.authenticate(request, app: app, key: nil, query: query, now: now, payload: payload))
     }
 
     /// The access key id a request's S3 credential names: in a SigV4 or SigV2 `Authorization` header, or a
@@ -137,7 +138,14 @@ enum S3Authenticator {
         let app = try await Self.app(context, in: apps)
         let key = try ObjectKey(app: app.id, percentEncodedPath: request.uri.path)
         let query = context.query(of: request)
-        let source = try Self.authenticate(request, app: app, key: key, query: query, now: now, payload: payload)
+        let source = try await Self.authenticate(
+            request,
+            app: app,
+            key: key,
+            query: query,
+            now: now,
+            payload: payload
+        )
         return ObjectRequest(app: app, key: key, query: query, source: source)
     }
 
