@@ -207,3 +207,30 @@ final class PayloadDigests: Sendable {
         return [name: Base64.encode(digests.checksum, .standard)]
     }
 }
+
+extension PayloadDigests {
+    /// Checks the checksum a document's request claims (`Content-MD5`, `x-amz-checksum-*`): botocore sends
+    /// one, as S3's model requires; a claim is checked, and none is required unless `missing` is given. A
+    /// large document is hashed off the cooperative pool (`Digest.taken`).
+    ///
+    /// - Parameters:
+    ///   - body: the document, read whole.
+    ///   - request: its request.
+    ///   - query: its query.
+    ///   - missing: the refusal of a request that claims no checksum, for an operation S3 takes only with one
+    ///     (DeleteObjects); nil where none is required.
+    /// - Throws: `missing`; S3's refusal of a claim the body does not match.
+    static func checkDocument(
+        _ body: ByteBuffer,
+        of request: Request,
+        query: QueryItems,
+        missing: S3Error? = nil
+    ) async throws {
+        let digests = try PayloadDigests(request, query: query, trailers: false)
+        if let missing, !digests.claimsAny { throw missing }
+        try await Digest.taken(over: body.readableBytes) {
+            digests.update(body)
+            _ = try digests.verify()
+        }
+    }
+}
