@@ -128,6 +128,10 @@ struct XMLReaderTests {
         let root = try Self.parse("<K>  &lt;&gt;&amp;&quot;&apos;&#65;&#x1F600;&#13;\r\n </K>")
         #expect(root.text == "  <>&\"'A\u{1F600}\r\n ")
         #expect(root.trimmedText == "<>&\"'A\u{1F600}")
+        // Only XML's four whitespace characters are trimmed, and a multi-byte character at either end stays whole.
+        #expect(XMLTree("n", text: "\t\r\n 2 \r\n").trimmedText == "2")
+        #expect(XMLTree("n", text: " é\u{301} \u{A0}").trimmedText == "é\u{301} \u{A0}")
+        #expect(XMLTree("n", text: " \n ").trimmedText == "" && XMLTree("n").trimmedText == "")
     }
 
     @Test("a processing instruction and a byte-order mark are not text")

@@ -160,30 +160,38 @@ extension XMLReader {
                 defer { offset += 4 + length }
                 return UnsafeRawBufferPointer(rebasing: events[(offset + 4)..<(offset + 4 + length)])
             }
+            // The open elements and the count are worked on as local values, put back at the end: a completion
+            // of 10,000 parts is 40,000 elements, and each access to a property of this class is checked.
+            var open: [XMLTree] = []
+            swap(&open, &self.open)
+            var elements = self.elements
+            defer {
+                swap(&open, &self.open)
+                self.elements = elements
+            }
+            let maximumElements = self.limits.maximumElements
             while offset < count {
                 let kind = Int(events[offset])
                 offset += 1
                 switch kind {
                 case CMOCKCDN_XML_EVENT_START:
-                    self.elements += 1
-                    guard self.elements <= self.limits.maximumElements else {
-                        throw .tooManyElements(self.limits.maximumElements)
-                    }
+                    elements += 1
+                    guard elements <= maximumElements else { throw .tooManyElements(maximumElements) }
                     let namespace = string()
                     let name = self.interned(string())
-                    self.open.append(XMLTree(name, namespace: namespace.isEmpty ? nil : self.interned(namespace)))
+                    open.append(XMLTree(name, namespace: namespace.isEmpty ? nil : self.interned(namespace)))
                 case CMOCKCDN_XML_EVENT_END:
-                    let element = self.open.removeLast()
-                    if self.open.isEmpty {
+                    let element = open.removeLast()
+                    if open.isEmpty {
                         self.root = element
                     } else {
-                        self.open[self.open.count - 1].children.append(element)
+                        open[open.count - 1].children.append(element)
                     }
                 default:
                     let text = string()
                     // libxml2 reports no text outside the root element.
-                    guard !self.open.isEmpty else { continue }
-                    self.open[self.open.count - 1].text += String(decoding: text, as: UTF8.self)
+                    guard !open.isEmpty else { continue }
+                    open[open.count - 1].text += String(decoding: text, as: UTF8.self)
                 }
             }
         }

@@ -48,13 +48,13 @@ public struct XMLTree: Sendable, Equatable {
     /// The text without the XML whitespace (space, tab, CR, LF) around it: how a schema reads a number or a
     /// boolean. A key's text is read as it is instead.
     public var trimmedText: Substring {
-        let isSpace = { (character: Character) in character == " " || character == "\t" || character == "\n" }
-        // "\r\n" is one Character in Swift; XML has turned every line end into "\n" already, but a character
-        // reference can still write a lone CR.
-        let isWhitespace = { (character: Character) in isSpace(character) || character == "\r" || character == "\r\n" }
-        guard let first = self.text.firstIndex(where: { !isWhitespace($0) }),
-            let last = self.text.lastIndex(where: { !isWhitespace($0) })
+        // Read as bytes (a completion reads 10,000 part numbers): XML's whitespace is ASCII, so the first byte
+        // kept starts a scalar and the end is just after one.
+        let isWhitespace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        let utf8 = self.text.utf8
+        guard let first = utf8.firstIndex(where: { !isWhitespace($0) }),
+            let last = utf8.lastIndex(where: { !isWhitespace($0) })
         else { return "" }
-        return self.text[first...last]
+        return self.text[first..<utf8.index(after: last)]
     }
 }
