@@ -9,12 +9,15 @@ struct Report: AsyncParsableCommand {
         abstract: "Print which contract behaviours a running MockCDN's journal exercised; a CI gate with --fail-under.",
         discussion: """
             The report reads the server's request journal (since its last reset) against the table of
-            contract behaviours in docs/report.md. --fail-under exits 1 when fewer rows are covered.
+            contract behaviours in docs/report.md, or adds up the JSON reports a test helper wrote (--from,
+            e.g. pytest --mockcdn-report coverage.json). --fail-under exits 1 when fewer rows are covered, of
+            every surface or of those --surfaces names.
 
             Examples:
               mockcdn report --url http://127.0.0.1:8080
               mockcdn report --url http://127.0.0.1:8080 --format junit > coverage.xml
               mockcdn report --url http://127.0.0.1:8080 --format markdown --fail-under 80
+              mockcdn report --from coverage.json --surfaces stream,media --fail-under 60
               mockcdn report --list
             """
     )
@@ -26,6 +29,12 @@ struct Report: AsyncParsableCommand {
 
     @Option(help: "The server, http://HOST:PORT.")
     var url: String?
+
+    @Option(help: "A JSON report a helper wrote, instead of --url; repeat to add several up.")
+    var from: [String] = []
+
+    @Option(help: "The surfaces --fail-under counts, comma-separated (stream,cometchat,media,s3,cloudfront,control).")
+    var surfaces: String?
 
     @Option(help: "json, markdown or junit.")
     var format: Format = .markdown
@@ -44,8 +53,13 @@ struct Report: AsyncParsableCommand {
 
     /// `--url` unless `--list`; `--fail-under` within 0-100.
     func validate() throws {
-        if !self.list, self.url == nil { throw ValidationError("--url is required (or --list)") }
+        if !self.list, (self.url == nil) == self.from.isEmpty {
+            throw ValidationError("give either --url or --from (or --list)")
+        }
         if let failUnder, !(0...100).contains(failUnder) { throw ValidationError("--fail-under must be 0-100") }
+        if !self.from.isEmpty, self.since != nil {
+            throw ValidationError("--since reads a server's journal; a report file is read whole")
+        }
     }
 
     /// Prints the table, or the report; exits 1 below `--fail-under`.
@@ -54,16 +68,26 @@ struct Report: AsyncParsableCommand {
             print(ContractBehaviours.markdownTable, terminator: "")
             return
         }
-        let answer = try await ServerReport.fetch(
-            from: self.url ?? "",
-            format: self.format.rawValue,
-            since: self.since,
-            adminToken: self.adminToken ?? ProcessInfo.processInfo.environment["MOCKCDN_ADMIN_TOKEN"]
-        )
+        let surfaces = self.surfaces.map { $0.split(separator: ",").map { String($0) } }
+        let answer: ServerReport.Answer
+        if self.from.isEmpty {
+            answer = try await ServerReport.fetch(
+                from: self.url ?? "",
+                format: self.format.rawValue,
+                since: self.since,
+                surfaces: surfaces,
+                adminToken: self.adminToken ?? ProcessInfo.processInfo.environment["MOCKCDN_ADMIN_TOKEN"]
+            )
+        } else {
+            answer = try ServerReport.sum(of: self.from, format: self.format.rawValue, surfaces: surfaces)
+        }
         print(answer.text, terminator: answer.text.hasSuffix("\n") ? "" : "\n")
         if let failUnder, answer.percent < failUnder {
             FileHandle.standardError.write(
-                Data("mockcdn report: \(answer.percent)% of rows covered, below --fail-under \(failUnder)\n".utf8)
+                Data(
+                    ("mockcdn report: \(answer.percent)% of rows" + (self.surfaces.map { " of \($0)" } ?? "")
+                        + " covered, below --fail-under \(failUnder)\n").utf8
+                )
             )
             throw ExitCode(1)
         }

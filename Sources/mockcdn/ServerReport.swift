@@ -1,4 +1,5 @@
 import Foundation
+import MockCDNServer
 import NIOCore
 import NIOHTTP1
 
@@ -21,10 +22,17 @@ enum ServerReport {
     ///   - server: `http://HOST:PORT`.
     ///   - format: `json`, `markdown` or `junit`.
     ///   - since: an entry id to read the journal from, or nil.
+    ///   - surfaces: the surfaces the percentage counts; nil for all (the server's `X-MockCDN-Coverage`).
     ///   - adminToken: sent as a bearer token, for a server off loopback.
     /// - Returns: the report's text and percentage.
     /// - Throws: `ControlGet.Failure` naming what went wrong.
-    static func fetch(from server: String, format: String, since: String?, adminToken: String?) async throws -> Answer {
+    static func fetch(
+        from server: String,
+        format: String,
+        since: String?,
+        surfaces: [String]? = nil,
+        adminToken: String?
+    ) async throws -> Answer {
         let sinceItem = since.map {
             "&since=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         }
@@ -43,6 +51,50 @@ enum ServerReport {
                 description: "--url \(server): GET /_mockcdn/report answered \(answer.status): \(text.prefix(300))"
             )
         }
-        return Answer(text: text, percent: percent)
+        guard let surfaces else { return Answer(text: text, percent: percent) }
+        // The share of some surfaces' rows, from the JSON report of the same journal.
+        let json =
+            format == "json"
+            ? text
+            : try await Self.fetch(from: server, format: "json", since: since, adminToken: adminToken).text
+        return Answer(text: text, percent: try Self.sum([Data(json.utf8)], named: [server], surfaces: surfaces).percent)
+    }
+
+    /// The JSON reports in `paths` (as the helpers write them: `pytest --mockcdn-report coverage.json`, a
+    /// `MOCKCDN_REPORT` file) added up and rendered.
+    ///
+    /// - Parameters:
+    ///   - paths: the files.
+    ///   - format: `json`, `markdown` or `junit`.
+    ///   - surfaces: the surfaces the percentage counts; nil for all.
+    /// - Returns: the sum's text and percentage.
+    /// - Throws: `ControlGet.Failure` naming a file that cannot be read or is no JSON report, or a surface
+    ///   that is none.
+    static func sum(of paths: [String], format: String, surfaces: [String]?) throws -> Answer {
+        let reports = try paths.map { path in
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ControlGet.Failure(description: "--from \(path): cannot be read")
+            }
+            return data
+        }
+        return try Self.sum(reports, named: paths.map { "--from " + $0 }, surfaces: surfaces, format: format)
+    }
+
+    private static func sum(
+        _ reports: [Data],
+        named names: [String],
+        surfaces: [String]?,
+        format: String = "json"
+    ) throws -> Answer {
+        do {
+            let sum = try CoverageReportRendering.sum(merging: reports, format: format, surfaces: surfaces)
+            return Answer(text: sum.text, percent: sum.percent)
+        } catch let unknown as CoverageReportRendering.UnknownSurface {
+            throw ControlGet.Failure(description: "--surfaces: \(unknown)")
+        } catch {
+            throw ControlGet.Failure(
+                description: "\(names.joined(separator: ", ")): not a JSON coverage report (format=json)"
+            )
+        }
     }
 }

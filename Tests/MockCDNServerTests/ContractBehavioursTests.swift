@@ -357,6 +357,30 @@ struct CoverageReportTests {
         #expect(merged.entries == 4 && merged.covered == 4)
     }
 
+    @Test("the share of some surfaces counts their rows only; a file's sum says it, an unknown surface is named")
+    func surfaceShare() throws {
+        let report = CoverageReport(entries: Self.entries)
+        let media = ContractBehaviours.all.count { $0.surface == .media }
+        let covered = report.rows.count { $0.covered && $0.surface == .media }
+        #expect(report.percent(of: [.media]) == CoverageReport.percent(covered, of: media))
+        #expect(report.percent(of: [.stream]) == 0 && report.percent(of: nil) == report.percent)
+        let both = ContractBehaviours.all.count { $0.surface == .media || $0.surface == .stream }
+        #expect(report.percent(of: [.media, .stream]) == CoverageReport.percent(covered, of: both))
+        let sum = try CoverageReportRendering.sum(
+            merging: [Data(report.json.utf8), Data(report.json.utf8)],
+            format: "json",
+            surfaces: ["media"]
+        )
+        #expect(sum.percent == report.percent(of: [.media]))
+        #expect(throws: CoverageReportRendering.UnknownSurface.self) {
+            try CoverageReportRendering.sum(merging: [Data(report.json.utf8)], format: "json", surfaces: ["video"])
+        }
+        #expect(
+            "\(CoverageReportRendering.UnknownSurface(name: "video"))"
+                == "video is not a surface; the surfaces are stream, cometchat, media, s3, cloudfront, control"
+        )
+    }
+
     @Test("Markdown: a summary line and one table row per behaviour, marked")
     func markdown() {
         let text = CoverageReport(entries: Self.entries, since: "r3").markdown

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 
 import pytest
 
 from conftest import FIXTURES
 from mockcdn import MockCDN
+from mockcdn.process import find_binary
 
 CHILD_TESTS = '''
 import os, urllib.error, urllib.request
@@ -123,3 +125,87 @@ def mockcdn_server():
     result.assert_outcomes(passed=2)
     report = json.loads((pytester.path / "coverage.json").read_text())
     assert report["rows_covered"] == 3 and report["entries"] == 2
+
+
+GATE_TESTS = '''
+import urllib.error, urllib.request
+
+def read(mockcdn, path, headers=None):
+    try:
+        return urllib.request.urlopen(urllib.request.Request(mockcdn.url + path, headers=headers or {}),
+                                      timeout=30).status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+def test_fat_header(mockcdn):
+    assert read(mockcdn, "/demo/fixtures/sample.png", {"fat": mockcdn.token("fat", user_id="ana")}) == 200
+
+def test_fat_query(mockcdn):
+    assert read(mockcdn, "/demo/fixtures/sample.png?fat=" + mockcdn.token("fat", user_id="ana")) == 200
+
+def test_missing_credential(mockcdn):
+    assert read(mockcdn, "/demo/fixtures/sample.png") == 401
+
+def test_health(mockcdn):
+    assert read(mockcdn, "/_mockcdn/health") == 200
+
+def test_nothing_read(mockcdn):
+    assert mockcdn.url
+'''
+
+
+def test_fail_under_gates_the_whole_run_across_resets(pytester: pytest.Pytester, server: MockCDN,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Five tests, a reset before each: the gate counts all of them, and `mockcdn report --from` reads the
+    plugin's file to the same figure, of every surface and of one."""
+    monkeypatch.setenv("MOCKCDN_URL", server.url)
+    monkeypatch.setenv("NO_PROXY", "*")
+    pytester.makepyfile(test_child=GATE_TESTS)
+    passing = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", "--mockcdn-report=coverage.json",
+                                            "--mockcdn-fail-under=0.1")
+    passing.assert_outcomes(passed=5)
+    assert passing.ret == 0
+    report = json.loads((pytester.path / "coverage.json").read_text())
+    # Every test's requests, though each test reset the journal.
+    covered = {row["id"] for surface in report["surfaces"] for row in surface["rows"] if row["covered"]}
+    assert {"cometchat.credential.fat-header", "cometchat.credential.fat-query", "media.refused.missing"} <= covered
+    media = next(surface for surface in report["surfaces"] if surface["id"] == "media")
+    everything, of_media = report["percent"], media["percent"]
+    assert 0 < everything < of_media
+
+    # The same run below the gate fails, though every test passed, and says why.
+    failing = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", f"--mockcdn-fail-under={of_media}",
+                                            "--mockcdn-surfaces=stream")
+    failing.assert_outcomes(passed=5)
+    assert failing.ret == pytest.ExitCode.TESTS_FAILED
+    failing.stdout.fnmatch_lines(["*MockCDN contract coverage: 0.0% of rows of stream covered, below "
+                                  f"--mockcdn-fail-under {of_media:g}*"])
+    gated = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", f"--mockcdn-fail-under={of_media}",
+                                          "--mockcdn-surfaces=media")
+    assert gated.ret == 0
+
+    # `mockcdn report` reads the file the plugin wrote to the same figures.
+    binary = find_binary()
+    for surfaces, percent in ((None, everything), ("media", of_media)):
+        command = [binary, "report", "--from", str(pytester.path / "coverage.json"), "--format", "json"]
+        command += ["--surfaces", surfaces] if surfaces else []
+        ok = subprocess.run(command + ["--fail-under", str(percent)], capture_output=True, text=True)
+        assert ok.returncode == 0, ok.stderr
+        assert json.loads(ok.stdout)["rows_covered"] == report["rows_covered"]
+        below = subprocess.run(command + ["--fail-under", str(min(100.0, percent + 0.1))], capture_output=True,
+                               text=True)
+        assert below.returncode == 1
+        assert f"{percent}% of rows" in below.stderr
+
+
+def test_gate_options_are_checked_before_any_test(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_child="def test_x():\n    pass\n")
+    wrong = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mockcdn-surfaces=stream,video")
+    assert wrong.ret == pytest.ExitCode.USAGE_ERROR
+    wrong.stderr.fnmatch_lines(["*--mockcdn-surfaces: video is not a surface; the surfaces are stream, *"])
+    over = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mockcdn-fail-under=101")
+    assert over.ret == pytest.ExitCode.USAGE_ERROR
+    # Under pytest-xdist each worker would judge its share alone: refused, naming what to do instead.
+    workers = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--mockcdn-fail-under=10")
+    assert workers.ret == pytest.ExitCode.USAGE_ERROR
+    workers.stderr.fnmatch_lines(["*each pytest-xdist worker is its own session*mockcdn report --from*"])

@@ -59,6 +59,17 @@ struct CoverageReport: Sendable, Equatable {
     /// The share of rows covered, percent, to one decimal.
     var percent: Double { Self.percent(self.covered, of: self.rows.count) }
 
+    /// The share of the rows of `surfaces` covered, percent, to one decimal: the gate of an app that uses only
+    /// some of the surfaces.
+    ///
+    /// - Parameter surfaces: the surfaces counted; nil for all.
+    /// - Returns: the percentage.
+    func percent(of surfaces: Set<ContractSurface>?) -> Double {
+        guard let surfaces else { return self.percent }
+        let rows = self.rows.filter { surfaces.contains($0.surface) }
+        return Self.percent(rows.count { $0.covered }, of: rows.count)
+    }
+
     /// The surfaces with rows, in table order, each with its rows.
     var surfaces: [(surface: ContractSurface, rows: [Row])] {
         ContractSurface.allCases.compactMap { surface in

@@ -24,8 +24,47 @@ public enum CoverageReportRendering {
     /// - Returns: the text of the sum.
     /// - Throws: `DecodingError` for a body that is not a report; `CocoaError` for an unknown format.
     public static func render(merging reports: [Data], format: String) throws -> String {
+        try Self.sum(merging: reports, format: format).text
+    }
+
+    /// JSON reports (as `format=json` answers them, or as a helper wrote them) added up row by row, rendered,
+    /// and the share of rows the sum covers: what `mockcdn report --from` prints and gates on.
+    ///
+    /// - Parameters:
+    ///   - reports: the JSON bodies.
+    ///   - format: `json`, `markdown` or `junit`.
+    ///   - surfaces: the surfaces the share counts (`stream`, `cometchat`, `media`, `s3`, `cloudfront`,
+    ///     `control`); nil for all.
+    /// - Returns: the text of the sum and its percentage.
+    /// - Throws: `DecodingError` for a body that is not a report; `CocoaError` for an unknown format;
+    ///   `UnknownSurface` for a surface no report has.
+    public static func sum(
+        merging reports: [Data],
+        format: String,
+        surfaces: [String]? = nil
+    ) throws -> (text: String, percent: Double) {
         guard let format = ReportFormat(rawValue: format) else { throw CocoaError(.formatting) }
+        let counted = try surfaces.map { names in
+            Set(
+                try names.map { name in
+                    guard let surface = ContractSurface(rawValue: name) else { throw UnknownSurface(name: name) }
+                    return surface
+                }
+            )
+        }
         let documents = try reports.map { try JSONDecoder().decode(CoverageReport.Document.self, from: $0) }
-        return format.render(CoverageReport.merging(documents))
+        let report = CoverageReport.merging(documents)
+        return (format.render(report), report.percent(of: counted))
+    }
+
+    /// A surface name that is none of the report's.
+    public struct UnknownSurface: Error, CustomStringConvertible {
+        /// The name given.
+        public let name: String
+        /// `NAME is not a surface; the surfaces are stream, ...`.
+        public var description: String {
+            "\(name) is not a surface; the surfaces are "
+                + ContractSurface.allCases.map(\.rawValue).joined(separator: ", ")
+        }
     }
 }
