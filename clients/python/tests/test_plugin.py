@@ -205,7 +205,12 @@ def test_gate_options_are_checked_before_any_test(pytester: pytest.Pytester) -> 
     wrong.stderr.fnmatch_lines(["*--mockcdn-surfaces: video is not a surface; the surfaces are stream, *"])
     over = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mockcdn-fail-under=101")
     assert over.ret == pytest.ExitCode.USAGE_ERROR
-    # Under pytest-xdist each worker would judge its share alone: refused, naming what to do instead.
+
+
+def test_gate_is_refused_under_xdist(pytester: pytest.Pytester) -> None:
+    """Each pytest-xdist worker would judge its share of the tests alone: refused, naming what to do instead."""
+    pytest.importorskip("xdist")
+    pytester.makepyfile(test_child="def test_x():\n    pass\n")
     workers = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--mockcdn-fail-under=10")
     assert workers.ret == pytest.ExitCode.USAGE_ERROR
     workers.stderr.fnmatch_lines(["*each pytest-xdist worker is its own session*mockcdn report --from*"])
