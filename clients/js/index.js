@@ -260,9 +260,19 @@ function flagValue(args, name) {
   return undefined;
 }
 
+/** The binary `startMockCDN` runs: `binary`, else `MOCKCDN_BINARY`, else `$MOCKCDN_HOME/bin/mockcdn` (an
+ * unpacked release tarball's folder), else `mockcdn` on PATH; as the Python and Java helpers look it up. */
+function binaryCommand(binary, environment) {
+  if (binary) return binary;
+  if (environment.MOCKCDN_BINARY) return environment.MOCKCDN_BINARY;
+  if (environment.MOCKCDN_HOME) return `${environment.MOCKCDN_HOME.replace(/\/+$/, '')}/bin/mockcdn`;
+  return 'mockcdn';
+}
+
 /** Spawn `mockcdn serve --port 0 ...args` (Node only) and resolve to a client once its ready line is
- * read. The binary is `binary`, else `MOCKCDN_BINARY`, else `mockcdn` on PATH; `env` is added to the
- * environment. A generated admin token (non-loopback binds) is read from the output. */
+ * read. The binary is `binary`, else `MOCKCDN_BINARY`, else `$MOCKCDN_HOME/bin/mockcdn`, else `mockcdn` on
+ * PATH; `env` is added to the environment (and counts for that look-up). A generated admin token
+ * (non-loopback binds) is read from the output. */
 export async function startMockCDN({ binary, args = [], env: extraEnv = {}, adminToken, timeoutMs = 30000 } = {}) {
   let spawn;
   try {
@@ -270,7 +280,7 @@ export async function startMockCDN({ binary, args = [], env: extraEnv = {}, admi
   } catch (error) {
     throw new MockCDNError('startMockCDN needs Node (node:child_process); in a browser use connect(url)', { cause: error });
   }
-  const command = binary ?? (env().MOCKCDN_BINARY || 'mockcdn');
+  const command = binaryCommand(binary, { ...env(), ...extraEnv });
   const flags = ['serve', ...(args.some((a) => a === '--port' || a.startsWith('--port=')) ? [] : ['--port', '0']), ...args];
   const child = spawn(command, flags, {
     env: { ...env(), ...extraEnv },
@@ -325,7 +335,7 @@ export async function startMockCDN({ binary, args = [], env: extraEnv = {}, admi
       }
     };
     const onError = (error) =>
-      fail(error.code === 'ENOENT' ? `MockCDN binary not found: ${command} (pass binary or set MOCKCDN_BINARY)` : `could not start ${command}: ${error.message}`, error);
+      fail(error.code === 'ENOENT' ? `MockCDN binary not found: ${command} (pass binary, or set MOCKCDN_BINARY or MOCKCDN_HOME)` : `could not start ${command}: ${error.message}`, error);
     const onClose = (code, signal) =>
       readyAt >= 0 ? finish() : fail(`${command} exited (${code ?? signal}) before its ready line`);
     const timer = setTimeout(() => fail(`${command} printed no ready line within ${timeoutMs} ms`), timeoutMs);

@@ -91,3 +91,32 @@ test('connect() attaches to a running server, with the admin token off loopback'
     assert.equal(await server.stop(), 0);
   }
 });
+
+test('MOCKCDN_HOME names an unpacked release folder: its bin/mockcdn is started when no binary is named', async (t) => {
+  const real = process.env.MOCKCDN_BINARY;
+  if (!real) return t.skip('needs MOCKCDN_BINARY to stand in for a release folder\'s binary');
+  const { mkdtempSync, mkdirSync, symlinkSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join, resolve } = await import('node:path');
+  const home = mkdtempSync(join(tmpdir(), 'mockcdn-home-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  mkdirSync(join(home, 'bin'));
+  symlinkSync(resolve(real), join(home, 'bin', 'mockcdn'));
+
+  const server = await startMockCDN({ args: [...QUIET, '--fixtures', 'none'], env: { MOCKCDN_BINARY: '', MOCKCDN_HOME: home } });
+  try {
+    assert.equal(server.process.spawnfile, join(home, 'bin', 'mockcdn'));
+    assert.equal((await server.health()).status, 'ok');
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+
+  // A folder without the binary is named in the refusal, with the variables that choose one.
+  const empty = mkdtempSync(join(tmpdir(), 'mockcdn-home-'));
+  t.after(() => rmSync(empty, { recursive: true, force: true }));
+  await assert.rejects(startMockCDN({ env: { MOCKCDN_BINARY: '', MOCKCDN_HOME: empty + '/' } }), (error) => {
+    assert.ok(error instanceof MockCDNError);
+    assert.equal(error.message, `MockCDN binary not found: ${empty}/bin/mockcdn (pass binary, or set MOCKCDN_BINARY or MOCKCDN_HOME)`);
+    return true;
+  });
+});
