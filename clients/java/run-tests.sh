@@ -55,6 +55,14 @@ else
 fi
 javac "${javac_flags[@]}" -d "$build/test" -cp "$build/main:$json_cp:$junit_cp" $(find "$here/src/test/java" -name '*.java')
 
+# The README's first example compiles as written (imports included): its first ```java block, as a user pastes it.
+mkdir -p "$build/readme"
+awk '/^```java$/ { inside = 1; next } inside && /^```$/ { exit } inside { print }' "$here/README.md" \
+    > "$build/readme/AvatarTest.java"
+grep -q '^class AvatarTest' "$build/readme/AvatarTest.java" || { echo "README.md: no AvatarTest example" >&2; exit 1; }
+javac "${javac_flags[@]}" -d "$build/readme" -cp "$build/main:$json_cp:$junit_cp" "$build/readme/AvatarTest.java"
+echo "compiled the README's example"
+
 # The tests read pom.xml, build.gradle.kts and src/ relative to this folder, as Gradle and Maven run them.
 cd "$here"
 set +e
