@@ -24,14 +24,21 @@ _LOOPBACK = re.compile(r"^(127\.\d+\.\d+\.\d+|\[::1\]|localhost)$")
 
 
 def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
-    """The binary to run: ``binary`` when given, else ``$MOCKCDN_BINARY``, else the one this package carries
-    (an install of the wheel ``make dist`` builds), else ``mockcdn`` on ``PATH``.
+    """The binary to run: ``binary`` when given, else ``$MOCKCDN_BINARY``, else ``$MOCKCDN_HOME/bin/mockcdn``
+    (an unpacked release tarball's folder, as the JS and Java helpers look it up), else the one this package
+    carries (an install of the wheel ``make dist`` builds), else ``mockcdn`` on ``PATH``. A variable that is set
+    but names no executable is an error, never skipped.
 
     Raises:
         MockCDNError: when none of them names an executable file, or when the carried binary lacks a
             runtime package it links (the message names the Debian packages to install).
     """
     candidate = os.fspath(binary) if binary is not None else os.environ.get("MOCKCDN_BINARY") or None
+    home = os.environ.get("MOCKCDN_HOME") or None
+    if candidate is None and home is not None:
+        candidate = os.path.join(home, "bin", "mockcdn")
+        if not (os.path.isfile(candidate) and os.access(candidate, os.X_OK)):
+            raise MockCDNError(f"MOCKCDN_HOME={home}: bin/mockcdn is not an executable file")
     if candidate is None:
         carried = bundled.binary()
         if carried is not None:
@@ -41,8 +48,8 @@ def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
             return str(carried)
         found = shutil.which("mockcdn")
         if found is None:
-            raise MockCDNError("no mockcdn binary: pass binary=, set MOCKCDN_BINARY, install the mockcdn wheel, "
-                               "or put mockcdn on PATH")
+            raise MockCDNError("no mockcdn binary: pass binary=, set MOCKCDN_BINARY or MOCKCDN_HOME, install the "
+                               "mockcdn wheel, or put mockcdn on PATH")
         return found
     if not (os.path.isfile(candidate) and os.access(candidate, os.X_OK)):
         raise MockCDNError(f"the mockcdn binary {candidate!r} is not an executable file")

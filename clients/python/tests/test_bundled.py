@@ -58,3 +58,20 @@ def test_an_install_without_a_binary_says_so(tmp_path, monkeypatch):
     with pytest.raises(SystemExit) as stopped:
         bundled.main()
     assert "carries no binary" in str(stopped.value.code)
+
+
+def test_mockcdn_home_names_a_release_folder_before_the_wheels_binary(wheel_tree, tmp_path_factory, monkeypatch):
+    """After MOCKCDN_BINARY, as the JS and Java helpers look it up; a home without the binary is an error."""
+    home = tmp_path_factory.mktemp("release")
+    (home / "bin").mkdir()
+    (home / "bin" / "mockcdn").write_text("#!/bin/sh\nexit 0\n")
+    (home / "bin" / "mockcdn").chmod(0o755)
+    monkeypatch.setenv("MOCKCDN_HOME", str(home))
+    assert find_binary() == str(home / "bin" / "mockcdn")
+    monkeypatch.setenv("MOCKCDN_BINARY", str(wheel_tree / "bin" / "mockcdn"))
+    assert find_binary() == str(wheel_tree / "bin" / "mockcdn")
+    monkeypatch.delenv("MOCKCDN_BINARY")
+    empty = tmp_path_factory.mktemp("empty")
+    monkeypatch.setenv("MOCKCDN_HOME", str(empty))
+    with pytest.raises(MockCDNError, match=f"MOCKCDN_HOME={empty}: bin/mockcdn is not an executable file"):
+        find_binary()
