@@ -57,6 +57,9 @@ struct Report: AsyncParsableCommand {
             throw ValidationError("give either --url or --from (or --list)")
         }
         if let failUnder, !(0...100).contains(failUnder) { throw ValidationError("--fail-under must be 0-100") }
+        if let surfaces, !surfaces.contains(where: { $0 != "," }) {
+            throw ValidationError("--surfaces names no surface; name one or more, comma-separated")
+        }
         if !self.from.isEmpty, self.since != nil {
             throw ValidationError("--since reads a server's journal; a report file is read whole")
         }

@@ -37,7 +37,9 @@ enum ServerReport {
             "&since=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         }
         let answer = try await ControlGet.fetch(
-            "/_mockcdn/report?format=\(format)" + (sinceItem ?? ""),
+            // With surfaces, the JSON report, rendered here: the text and the share come from one read of the
+            // journal.
+            "/_mockcdn/report?format=\(surfaces == nil ? format : "json")" + (sinceItem ?? ""),
             from: server,
             option: "--url",
             adminToken: adminToken,
@@ -52,12 +54,7 @@ enum ServerReport {
             )
         }
         guard let surfaces else { return Answer(text: text, percent: percent) }
-        // The share of some surfaces' rows, from the JSON report of the same journal.
-        let json =
-            format == "json"
-            ? text
-            : try await Self.fetch(from: server, format: "json", since: since, adminToken: adminToken).text
-        return Answer(text: text, percent: try Self.sum([Data(json.utf8)], named: [server], surfaces: surfaces).percent)
+        return try Self.sum([Data(text.utf8)], named: ["--url " + server], surfaces: surfaces, format: format)
     }
 
     /// The JSON reports in `paths` (as the helpers write them: `pytest --mockcdn-report coverage.json`, a
@@ -84,7 +81,7 @@ enum ServerReport {
         _ reports: [Data],
         named names: [String],
         surfaces: [String]?,
-        format: String = "json"
+        format: String
     ) throws -> Answer {
         do {
             let sum = try CoverageReportRendering.sum(merging: reports, format: format, surfaces: surfaces)

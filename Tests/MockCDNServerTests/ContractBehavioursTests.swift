@@ -375,6 +375,10 @@ struct CoverageReportTests {
         #expect(throws: CoverageReportRendering.UnknownSurface.self) {
             try CoverageReportRendering.sum(merging: [Data(report.json.utf8)], format: "json", surfaces: ["video"])
         }
+        // An empty list would be a share of nothing (100%): refused.
+        #expect(throws: CoverageReportRendering.UnknownSurface.self) {
+            try CoverageReportRendering.sum(merging: [Data(report.json.utf8)], format: "json", surfaces: [])
+        }
         #expect(
             "\(CoverageReportRendering.UnknownSurface(name: "video"))"
                 == "video is not a surface; the surfaces are stream, cometchat, media, s3, cloudfront, control"

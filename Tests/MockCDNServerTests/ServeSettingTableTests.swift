@@ -49,9 +49,10 @@ struct ServeSettingTableTests {
         }
     }
 
-    /// Variables the test helpers read (clients/python, clients/js, Tests/compat; `MOCKCDN_REPORT`:
-    /// MockCDNTesting's coverage report file), never the server.
-    static let helperVariables: Set = ["MOCKCDN_BINARY", "MOCKCDN_URL", "MOCKCDN_REPORT"]
+    /// Variables the test helpers read (clients/python, clients/js, clients/java, Tests/compat; `MOCKCDN_HOME`:
+    /// an unpacked release tarball whose `bin/mockcdn` they start; `MOCKCDN_REPORT`: MockCDNTesting's coverage
+    /// report file), never the server.
+    static let helperVariables: Set = ["MOCKCDN_BINARY", "MOCKCDN_HOME", "MOCKCDN_URL", "MOCKCDN_REPORT"]
 
     @Test("no document names a MOCKCDN_ variable that is not a setting or one of the helpers'")
     func variables() throws {

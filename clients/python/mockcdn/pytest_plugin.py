@@ -61,6 +61,9 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("--mockcdn-fail-under gates one session's sum, and each pytest-xdist worker is its "
                                 "own session: write --mockcdn-report coverage.json (one file per worker) and gate "
                                 "with mockcdn report --from coverage.gw0.json --from ... --fail-under PCT")
+    if config.getoption("mockcdn_surfaces", None) is not None and not _surfaces(config):
+        # No surface at all would be a share of nothing: 100%, a gate that always passes.
+        raise pytest.UsageError("--mockcdn-surfaces names no surface; name one or more, comma-separated")
     for surface in _surfaces(config) or ():
         if surface not in SURFACES:
             raise pytest.UsageError(f"--mockcdn-surfaces: {surface} is not a surface; the surfaces are "

@@ -11,6 +11,7 @@ import pytest
 from conftest import FIXTURES
 from mockcdn import MockCDN
 from mockcdn.process import find_binary
+from mockcdn.pytest_plugin import SURFACES
 
 CHILD_TESTS = '''
 import os, urllib.error, urllib.request
@@ -197,6 +198,21 @@ def test_fail_under_gates_the_whole_run_across_resets(pytester: pytest.Pytester,
         assert below.returncode == 1
         assert f"{percent}% of rows" in below.stderr
 
+    # The plugin's list of surfaces is the binary's, and neither takes an empty list (a share of nothing).
+    command = [binary, "report", "--from", str(pytester.path / "coverage.json"), "--surfaces"]
+    unknown = subprocess.run(command + ["video"], capture_output=True, text=True)
+    assert unknown.returncode == 1
+    assert f"the surfaces are {', '.join(SURFACES)}" in unknown.stderr
+    assert subprocess.run(command + [","], capture_output=True, text=True).returncode != 0
+
+    # With --url, the report of the journal as it stands, rendered in the format asked for, gated on the surfaces.
+    live = [binary, "report", "--url", server.url, "--format", "markdown", "--surfaces", "media"]
+    rendered = subprocess.run(live, capture_output=True, text=True)
+    assert rendered.returncode == 0, rendered.stderr
+    assert rendered.stdout.startswith("# MockCDN contract coverage\n")
+    gated_live = subprocess.run(live + ["--fail-under", "100"], capture_output=True, text=True)
+    assert gated_live.returncode == 1 and "% of rows of media covered, below --fail-under 100" in gated_live.stderr
+
 
 def test_gate_options_are_checked_before_any_test(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_child="def test_x():\n    pass\n")
@@ -205,6 +221,9 @@ def test_gate_options_are_checked_before_any_test(pytester: pytest.Pytester) -> 
     wrong.stderr.fnmatch_lines(["*--mockcdn-surfaces: video is not a surface; the surfaces are stream, *"])
     over = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mockcdn-fail-under=101")
     assert over.ret == pytest.ExitCode.USAGE_ERROR
+    nothing = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--mockcdn-surfaces=,")
+    assert nothing.ret == pytest.ExitCode.USAGE_ERROR
+    nothing.stderr.fnmatch_lines(["*--mockcdn-surfaces names no surface*"])
 
 
 def test_gate_is_refused_under_xdist(pytester: pytest.Pytester) -> None:

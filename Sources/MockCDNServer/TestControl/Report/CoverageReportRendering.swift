@@ -1,4 +1,5 @@
 import Foundation
+import MockCDNCore
 
 /// Coverage reports rendered outside the server: `MockCDNTesting` adds up the JSON reports of every server a
 /// test process started and writes them as one file, with the renderers `GET /_mockcdn/report` uses.
@@ -45,7 +46,9 @@ public enum CoverageReportRendering {
     ) throws -> (text: String, percent: Double) {
         guard let format = ReportFormat(rawValue: format) else { throw CocoaError(.formatting) }
         let counted = try surfaces.map { names in
-            Set(
+            // No surface at all would be a share of nothing: 100%, a gate that always passes.
+            guard !names.isEmpty else { throw UnknownSurface(name: "") }
+            return Set(
                 try names.map { name in
                     guard let surface = ContractSurface(rawValue: name) else { throw UnknownSurface(name: name) }
                     return surface
@@ -57,14 +60,18 @@ public enum CoverageReportRendering {
         return (format.render(report), report.percent(of: counted))
     }
 
-    /// A surface name that is none of the report's.
-    public struct UnknownSurface: Error, CustomStringConvertible {
+    /// A surface name that is none of the report's, or an empty list of them.
+    public struct UnknownSurface: CategorizedError, CustomStringConvertible {
         /// The name given.
         public let name: String
-        /// `NAME is not a surface; the surfaces are stream, ...`.
+        /// `NAME is not a surface; the surfaces are stream, ...` (`no surface named; ...` for an empty list).
         public var description: String {
-            "\(name) is not a surface; the surfaces are "
+            (self.name.isEmpty ? "no surface named" : "\(self.name) is not a surface") + "; the surfaces are "
                 + ContractSurface.allCases.map(\.rawValue).joined(separator: ", ")
         }
+        /// A bad argument.
+        public var category: ErrorCategory { .invalidInput }
+        /// The description: it names only what was given and the surfaces.
+        public var publicMessage: String { self.description }
     }
 }
