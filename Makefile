@@ -159,8 +159,9 @@ dist-deps: venv
 
 ## dist-check: the artifacts as users run them, in a clean Debian bookworm root with only the run-stage
 ## packages (packaging/clean-root.sh, cached outside the checkout): ldd on every shipped ELF file, then the
-## smoke suite (Tests/dist) and the wheel in a fresh venv. Needs root (chroot, mount); skipped, saying so,
-## otherwise.
+## smoke suite (Tests/dist) and the wheel in a fresh venv; then every code block of the README and guides the
+## tarball ships, run from the unpacked tarball in empty folders (Tests/compat/test_doc_snippets.py with
+## MOCKCDN_SNIPPETS_INSTALL). Needs root (chroot, mount); skipped, saying so, otherwise.
 dist-check:
 	@if [ "$$(id -u)" != 0 ]; then \
 		echo "dist-check: SKIPPED: it needs root for chroot and mount (CI runs it as root)"; exit 0; fi; \
@@ -170,7 +171,12 @@ dist-check:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap; fi && \
 	cache=$$(packaging/clean-root.sh --layer python) && \
 	MOCKCDN_DIST=$$(ls dist/mockcdn-*-linux-*.tar.gz) MOCKCDN_WHEEL=$$(ls dist/mockcdn-*.whl) \
-		MOCKCDN_CLEAN_ROOT=$$cache python3 -m pytest -q -p no:mockcdn -p no:cacheprovider Tests/dist
+		MOCKCDN_CLEAN_ROOT=$$cache python3 -m pytest -q -p no:mockcdn -p no:cacheprovider Tests/dist && \
+	unpacked=$$(mktemp -d) && tar -xzf dist/mockcdn-*-linux-*.tar.gz -C "$$unpacked" && \
+	install=$$(ls -d "$$unpacked"/mockcdn-*) && \
+	MOCKCDN_SNIPPETS_INSTALL=$$install MOCKCDN_BINARY=$$install/bin/mockcdn \
+		python3 -m pytest -q -p no:cacheprovider Tests/compat/test_doc_snippets.py; \
+	status=$$?; rm -rf "$$unpacked"; exit $$status
 
 ## client-isolation: MockCDNClient builds on its own: no server, Hummingbird or NIO module is compiled; the
 ## package declares the iOS 15 floor the client keeps.

@@ -8,7 +8,7 @@ struct MockCDNCommand: AsyncParsableCommand {
         commandName: "mockcdn",
         abstract: "A mock CDN and media backend for Stream and CometChat apps, with real signatures and expiry.",
         version: mockCDNVersion,
-        subcommands: [Serve.self, Token.self, Sign.self, Keys.self, Report.self],
+        subcommands: [Serve.self, Token.self, Sign.self, Keys.self, Report.self, Fixtures.self],
         defaultSubcommand: Serve.self
     )
 }

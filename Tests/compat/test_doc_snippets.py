@@ -40,6 +40,13 @@ The conventions (docs/contributing.md, "Code blocks in the docs", says the same)
   last lines must be that output's last lines, with the same ``key=`` names on each line, or, on a line
   without any, the same text.
 
+From an install: with ``MOCKCDN_SNIPPETS_INSTALL`` naming an unpacked release tarball (``make dist-check``
+sets it), the documents are the ones the tarball ships (``share/mockcdn/README.md`` and ``docs/``), the binary
+is its ``bin/mockcdn`` (first on ``PATH``), the helpers are its ``share/mockcdn/clients``, and every block runs
+in an empty folder of its own instead of the repository root: samples are named by ``mockcdn fixtures``,
+never by a path of the checkout. A ``js`` block imports the helper as ``mockcdn`` (as after ``npm install
+PATH``) in both places.
+
 Run from the repository root: ``python3 -m pytest -q Tests/compat/test_doc_snippets.py``.
 """
 
@@ -61,7 +68,14 @@ import pytest
 from conftest import launch
 from support import BINARY, REPO, eventually
 
-DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs" / "guides").glob("*.md"))]
+# An unpacked release tarball whose docs, binary and helpers are run instead of the checkout's.
+INSTALL = Path(os.environ["MOCKCDN_SNIPPETS_INSTALL"]).resolve() if os.environ.get("MOCKCDN_SNIPPETS_INSTALL") else None
+if INSTALL:
+    BINARY = INSTALL / "bin" / "mockcdn"
+# Where README.md, docs/ and clients/ are read from.
+SOURCE = INSTALL / "share" / "mockcdn" if INSTALL else REPO
+DOCUMENTS = [SOURCE / "README.md", *sorted((SOURCE / "docs" / "guides").glob("*.md"))]
+assert (SOURCE / "README.md").is_file() and len(DOCUMENTS) > 1, f"no README.md and docs/guides/ in {SOURCE}"
 CONSUMER = REPO / "Tests" / "ExampleConsumer"
 MARKER = re.compile(r"^<!-- snippet: (.*?) -->$")
 NOT_RUN = re.compile(r"^not run \((.*\S.*)\)$")
@@ -79,7 +93,7 @@ class Block:
 
     @property
     def name(self) -> str:
-        return f"{self.path.relative_to(REPO)}:{self.line}"
+        return f"{self.path.relative_to(SOURCE)}:{self.line}"
 
 
 def blocks_of(path: Path) -> tuple[list[Block], list[str]]:
@@ -92,12 +106,12 @@ def blocks_of(path: Path) -> tuple[list[Block], list[str]]:
         fence = FENCE.match(line)
         if not fence:
             if MARKER.match(line) and not (index + 1 < len(lines) and FENCE.match(lines[index + 1])):
-                problems.append(f"{path.relative_to(REPO)}:{index + 1}: a snippet marker right above no block")
+                problems.append(f"{path.relative_to(SOURCE)}:{index + 1}: a snippet marker right above no block")
             index += 1
             continue
         close = next((end for end in range(index + 1, len(lines)) if lines[end].strip() == fence.group(1)), None)
         if close is None:
-            problems.append(f"{path.relative_to(REPO)}:{index + 1}: a fence that is never closed")
+            problems.append(f"{path.relative_to(SOURCE)}:{index + 1}: a fence that is never closed")
             break
         above = MARKER.match(lines[index - 1]) if index > 0 else None
         blocks.append(Block(path, index + 1, fence.group(2).lower(), "\n".join(lines[index + 1:close]) + "\n",
@@ -129,7 +143,7 @@ def environment(extra: dict | None = None) -> dict:
     env.update(AWS_CONFIG_FILE="/dev/null", AWS_SHARED_CREDENTIALS_FILE="/dev/null",
                MOCKCDN_BINARY=str(BINARY),
                PATH=os.pathsep.join([str(BINARY.parent), str(Path(sys.executable).parent), env.get("PATH", "")]),
-               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO / "clients" / "python"), env.get("PYTHONPATH")])))
+               PYTHONPATH=os.pathsep.join(filter(None, [str(SOURCE / "clients" / "python"), env.get("PYTHONPATH")])))
     env.update(extra or {})
     return env
 
@@ -153,7 +167,17 @@ def rewrite(code: str, url: str | None) -> str:
     code = EXTRA_PORT.sub(lambda match: match.group(1) + str(ports.setdefault(match.group(2), free_port())), code)
     # One pass, so a binary that itself lives under .build/ is not rewritten again.
     code = re.sub(r"(?<![\w/])\.build/(?:release|debug)/mockcdn", lambda _: str(BINARY), code)
-    return "\n".join(":" if line.strip() == "make serve &" else line for line in code.splitlines()) + "\n"
+    started = ("make serve &", "mockcdn serve &")
+    return "\n".join(":" if line.split("#", 1)[0].strip() in started else line for line in code.splitlines()) + "\n"
+
+
+def here(tmp: Path) -> Path:
+    """Where a block runs: the repository root, or from an install an empty folder of its own."""
+    if not INSTALL:
+        return REPO
+    folder = tmp / "here"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def session_alive(session: int) -> bool:
@@ -220,18 +244,23 @@ def run(block: Block, tmp: Path) -> Run:
         test_file = tmp / f"test_snippet_{block.line}.py"
         test_file.write_text(block.code)
         result = run_process([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp),
-                              str(test_file)], REPO, tmp)
+                              str(test_file)], here(tmp), tmp)
     else:
-        with launch() as server:
+        with launch(binary=BINARY) as server:
             code = rewrite(block.code, server.url)
             if block.language in ("sh", "bash"):
-                result = run_process(["bash", "-euo", "pipefail", "-c", code], REPO, tmp)
+                result = run_process(["bash", "-euo", "pipefail", "-c", code], here(tmp), tmp)
             elif block.language == "python":
                 script = tmp / f"snippet_{block.line}.py"
                 script.write_text(code)
-                result = run_process([sys.executable, str(script)], REPO, tmp)
+                result = run_process([sys.executable, str(script)], here(tmp), tmp)
             else:
-                result = run_process(["node", "--input-type=module", "-"], REPO, tmp, stdin=code)
+                # Beside a node_modules/mockcdn that is the helper, as `npm install PATH` makes it.
+                script = tmp / f"snippet_{block.line}.mjs"
+                script.write_text(code)
+                (tmp / "node_modules").mkdir(exist_ok=True)
+                (tmp / "node_modules" / "mockcdn").symlink_to(SOURCE / "clients" / "js", target_is_directory=True)
+                result = run_process(["node", str(script)], here(tmp), tmp)
     RUNS[block.name] = result
     return result
 
@@ -266,7 +295,7 @@ def swift_excerpts() -> list[tuple[Path, str, str]]:
 
 
 def label_document(label: str) -> Path:
-    return REPO / "README.md" if label in ("README", "README shared") else REPO / label
+    return SOURCE / "README.md" if label in ("README", "README shared") else SOURCE / label
 
 
 def check_swift(block: Block) -> None:
@@ -284,7 +313,7 @@ def check_swift(block: Block) -> None:
             assert set(imports) <= set(imported), f"{block.name}: {source.name} does not import {imports}"
             return
     pytest.fail(f"{block.name}: this Swift is not an excerpt of Tests/ExampleConsumer marked for "
-                f"{block.path.relative_to(REPO)}; copy it there between `// LABEL: begin` and `// LABEL: end`, "
+                f"{block.path.relative_to(SOURCE)}; copy it there between `// LABEL: begin` and `// LABEL: end`, "
                 f"or copy the marked excerpt here as it is")
 
 
@@ -387,7 +416,7 @@ def check_text(block: Block, tmp: Path) -> None:
         assert block.code.rstrip("\n") == packages.install_text(), "run `python3 packaging/runtime_packages.py readme`"
         return
     if lines and lines[0].startswith("mockcdn ready on"):
-        process = subprocess.Popen([str(BINARY), "serve", "--port", "0"], cwd=REPO, stdout=subprocess.PIPE,
+        process = subprocess.Popen([str(BINARY), "serve", "--port", "0"], cwd=here(tmp), stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL, text=True, env=environment())
         try:
             printed = [process.stdout.readline().rstrip("\n") for _ in lines]
@@ -445,7 +474,7 @@ def test_every_swift_excerpt_is_shown_where_its_label_says():
         document = label_document(label)
         assert document.exists(), f"{source.relative_to(REPO)}: `// {label}: begin` names no document"
         assert excerpt in document.read_text(), (
-            f"{document.relative_to(REPO)} does not show the `{label}` excerpt of {source.relative_to(REPO)} as it is")
+            f"{document.relative_to(SOURCE)} does not show the `{label}` excerpt of {source.relative_to(REPO)} as it is")
 
 
 def anchors(path: Path) -> set[str]:
@@ -470,7 +499,7 @@ def test_links_between_the_documents_resolve():
             file, _, anchor = target.partition("#")
             resolved = (path.parent / file).resolve() if file else path
             if not resolved.exists():
-                broken.append(f"{path.relative_to(REPO)}: {target} (no such file)")
+                broken.append(f"{path.relative_to(SOURCE)}: {target} (no such file)")
             elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
-                broken.append(f"{path.relative_to(REPO)}: {target} (no such heading)")
+                broken.append(f"{path.relative_to(SOURCE)}: {target} (no such heading)")
     assert not broken, "\n".join(broken)

@@ -7,6 +7,7 @@ Run from the repository root: ``python3 -m pytest -q Tests/compat``.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 
@@ -25,15 +26,17 @@ def try_it_block() -> str:
 def test_try_it_runs_as_written(tmp_path):
     block = try_it_block()
     lines = block.splitlines()
-    assert lines[0] == "make serve &", lines[0]
-    assert "MOCKCDN=.build/release/mockcdn" in block
+    assert lines[0] == "mockcdn serve &", lines[0]
+    assert "Fixtures/" not in block, "the README names samples with `mockcdn fixtures`, which works in an install"
     with launch() as server:
         port = server.url.rsplit(":", 1)[1]
         script = "\n".join(lines[1:]).replace("127.0.0.1:8080", f"127.0.0.1:{port}")
-        script = script.replace("MOCKCDN=.build/release/mockcdn", f"MOCKCDN={BINARY}")
-        script = script.replace("OUT=$(mktemp -d)", f"OUT={tmp_path}")
+        script = script.replace("OUT=$(mktemp -d)", f"OUT={tmp_path}", 1)
+        assert f"OUT={tmp_path}" in script
+        # `mockcdn` is the binary under test, as on a PATH that has the tarball's bin/ first.
+        env = {**os.environ, "PATH": f"{BINARY.parent}{os.pathsep}{os.environ['PATH']}"}
         result = subprocess.run(
-            ["bash", "-euo", "pipefail", "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120
+            ["bash", "-euo", "pipefail", "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120, env=env
         )
     assert result.returncode == 0, result.stderr
     upload = json.loads((tmp_path / "upload.json").read_text())

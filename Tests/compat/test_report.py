@@ -162,6 +162,25 @@ def test_posted_reports_add_up(driven):
     assert merged["entries"] == 10 and merged["percent"] == single["percent"]
 
 
+
+def test_a_sessions_worth_of_reports_adds_up_and_more_than_8_mib_is_refused(driven):
+    """A session fetches a report before each reset: 300 of them (about 2.7 MB) are merged in one request; a
+    body over the 8 MiB bound is 400 in the control envelope."""
+    server, _ = driven
+    single = json.loads(report(server)[0])
+    many = json.dumps({"reports": [single] * 300}).encode()
+    assert len(many) > 64 * 1024
+    status, body, _ = request(f"{server}/_mockcdn/report?format=json", "POST", many, {"Content-Type": "application/json"})
+    assert status == 200, body[:300]
+    merged = json.loads(body)
+    covered = {row["id"]: row["count"] for surface in merged["surfaces"] for row in surface["rows"] if row["covered"]}
+    assert covered == {row: 300 * count for row, count in EXPECTED.items()}
+    too_many = json.dumps({"reports": [single] * (8 * 1024 * 1024 // len(json.dumps(single)) + 1)}).encode()
+    status, body, headers = request(f"{server}/_mockcdn/report?format=json", "POST", too_many,
+                                    {"Content-Type": "application/json"})
+    assert status == 400 and headers["Content-Type"].startswith("application/json")
+    assert json.loads(body)["error"]["message"] == f"request body is larger than {8 * 1024 * 1024} bytes"
+
 @pytest.mark.parametrize("query", ["format=xml", "format=", "since=12", "sinse=r1"])
 def test_bad_parameters_are_400_in_the_control_envelope(driven, query):
     server, _ = driven

@@ -190,7 +190,24 @@ struct HelperCommandTests {
         #expect(firstLine.contains(reason), "\(stderr)")
     }
 
-    @Test("every subcommand has help with examples", arguments: ["serve", "token", "sign", "keys"])
+    @Test("fixtures names the checkout's sample folders from its root, and refuses where there are none")
+    func fixtures() throws {
+        // A build folder has no share/mockcdn beside it: the checkout's Fixtures/ under the working directory.
+        let root = FileManager.default.currentDirectoryPath
+        #expect(try Self.run(["fixtures"]) == root + "/Fixtures/media")
+        #expect(try Self.run(["fixtures", "keys"]) == root + "/Fixtures/keys")
+        #expect(try Self.run(["fixtures", "config"]) == root + "/Fixtures/config")
+        let (unknown, unknownError, _) = try ServeCommandTests.runToExit(["fixtures", "videos"])
+        #expect(unknown == 64 && unknownError.contains("media"), "\(unknownError)")
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("fixtures-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let (status, stderr, stdout) = try ServeCommandTests.runToExit(["fixtures", "keys"], in: empty)
+        #expect(status == 64 && stdout.isEmpty, "\(stdout)")
+        #expect(stderr.contains("no keys samples"), "\(stderr)")
+    }
+
+    @Test("every subcommand has help with examples", arguments: ["serve", "token", "sign", "keys", "fixtures"])
     func help(_ command: String) throws {
         let (status, _, stdout) = try ServeCommandTests.runToExit([command, "--help"])
         #expect(status == 0)

@@ -24,11 +24,13 @@ struct ServeCommandTests {
     /// Runs the binary until it exits (for arguments it must refuse); returns its status and stderr.
     static func runToExit(
         _ arguments: [String],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:],
+        in directory: URL? = nil
     ) throws -> (status: Int32, stderr: String, stdout: String) {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
+        process.currentDirectoryURL = directory
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         // Files, not pipes: a full pipe nobody reads would block the process.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-run-\(UUID().uuidString)")

@@ -63,6 +63,15 @@ grep -q '^class AvatarTest' "$build/readme/AvatarTest.java" || { echo "README.md
 javac "${javac_flags[@]}" -d "$build/readme" -cp "$build/main:$json_cp:$junit_cp" "$build/readme/AvatarTest.java"
 echo "compiled the README's example"
 
+# The contract-tests guide's Java example compiles as written and runs with the suite: its first ```java block.
+mkdir -p "$build/guide"
+awk '/^```java$/ { inside = 1; next } inside && /^```$/ { exit } inside { print }' \
+    "$repo/docs/guides/contract-tests.md" > "$build/guide/UploadEventsTest.java"
+grep -q '^class UploadEventsTest' "$build/guide/UploadEventsTest.java" \
+    || { echo "docs/guides/contract-tests.md: no UploadEventsTest example" >&2; exit 1; }
+javac "${javac_flags[@]}" -d "$build/test" -cp "$build/main:$json_cp:$junit_cp" "$build/guide/UploadEventsTest.java"
+echo "compiled the contract-tests guide's example"
+
 # The tests read pom.xml, build.gradle.kts and src/ relative to this folder, as Gradle and Maven run them.
 cd "$here"
 set +e

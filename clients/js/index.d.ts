@@ -206,6 +206,219 @@ export class VerificationError extends MockCDNError {
   result: VerificationResult;
 }
 
+/** Options of events(): each one left out is not sent. */
+export interface EventsOptions {
+  /** Only events with a greater id (default 0): the previous answer's `last_id`. */
+  after?: number;
+  /** Long poll: seconds (0-60, fractions allowed) to wait for a first matching event; default 0, answer at once. */
+  wait?: number;
+  /** Only this app's events (an unknown app is 404). */
+  app?: string;
+  /** Only the events a notification target (its id or ARN) passed; each record's `configurationId` is then its id. */
+  target?: string;
+}
+
+/** One S3 event notification record, as AWS writes it (`eventVersion` 2.1). */
+export interface S3EventRecord {
+  eventVersion: '2.1';
+  eventSource: 'aws:s3';
+  awsRegion: string;
+  /** The MockCDN clock, ISO 8601 with milliseconds. */
+  eventTime: string;
+  /** Without the `s3:` prefix: `ObjectCreated:Put`, `ObjectCreated:Post`, `ObjectCreated:Copy`,
+   * `ObjectCreated:CompleteMultipartUpload`, `ObjectRemoved:Delete`, `ObjectTagging:Put`, ... */
+  eventName: string;
+  userIdentity: { principalId: string };
+  requestParameters: { sourceIPAddress: string };
+  responseElements: { 'x-amz-request-id': string; 'x-amz-id-2': string };
+  s3: {
+    s3SchemaVersion: '1.0';
+    /** The target's id (empty in the queue read without `target`). */
+    configurationId: string;
+    bucket: { name: string; arn: string; ownerIdentity: { principalId: string } };
+    /** `key` is form-encoded as AWS does it (a space is `+`, `/` kept); `size` and `eTag` on `ObjectCreated:*` only. */
+    object: { key: string; size?: number; eTag?: string; sequencer: string };
+  };
+}
+
+/** One event of the queue. */
+export interface QueuedEvent {
+  /** From 1, increasing for the server's life (a reset does not restart them). */
+  id: number;
+  app: string;
+  /** The ids of the app's targets whose filter the event passed. */
+  targets: string[];
+  /** The ARNs among them. */
+  arns: string[];
+  record: S3EventRecord;
+}
+
+/** GET /_mockcdn/events. */
+export interface EventList {
+  events: QueuedEvent[];
+  /** The newest event's id whatever the filters (0 before the first): the next poll's `after`. */
+  last_id: number;
+  /** Long polls waiting now, this one not counted. */
+  waiting: number;
+}
+
+/** One notification target: a webhook (`url`) or a queue, topic or Lambda function (`arn`). */
+export interface NotificationTarget {
+  /** Given (`notification-N`) when left out. */
+  id?: string;
+  /** A webhook's `http://` or `https://` URL (not MockCDN's own control routes). */
+  url?: string;
+  /** A queue's, topic's or Lambda function's ARN. */
+  arn?: string;
+  /** S3 event names with their `s3:` prefix (`s3:ObjectCreated:*`); at least one. */
+  events: string[];
+  /** The key must start with it. */
+  prefix?: string;
+  /** The key must end with it. */
+  suffix?: string;
+}
+
+/** An app's notification targets by kind (a kind left out is none); at most 100 targets. */
+export interface NotificationConfiguration {
+  webhooks?: NotificationTarget[];
+  queues?: NotificationTarget[];
+  topics?: NotificationTarget[];
+  lambdas?: NotificationTarget[];
+}
+
+/** The targets as the server keeps them: every kind listed, every target with its id. */
+export interface NotificationTargets {
+  webhooks: (NotificationTarget & { id: string })[];
+  queues: (NotificationTarget & { id: string })[];
+  topics: (NotificationTarget & { id: string })[];
+  lambdas: (NotificationTarget & { id: string })[];
+}
+
+export interface DeliveryFilter {
+  app?: string;
+  /** A target's id (`webhook_url`, an event hook's or a CometChat webhook's id for a vendor webhook). */
+  target?: string;
+}
+
+export type DeliveryOutcome = 'delivered' | 'failed' | 'timeout' | 'unreachable' | 'dropped';
+
+/** One webhook delivery attempt. */
+export interface DeliveryAttempt {
+  /** `d1`, ...: the same on each attempt (`X-MockCDN-Delivery`). */
+  delivery: string;
+  app: string;
+  target: string;
+  url: string;
+  /** The queued event; null for a vendor webhook. */
+  event_id: number | null;
+  /** The S3 event name, or the vendor's event (`message.new`, `message_sent`). */
+  event_name: string;
+  /** The object key; a vendor webhook's first attached key. */
+  key: string;
+  /** From 1. */
+  attempt: number;
+  /** The MockCDN clock at the attempt, ISO 8601. */
+  at: string;
+  /** The target's status; null when there was none. */
+  status: number | null;
+  outcome: DeliveryOutcome;
+  error: string | null;
+  /** The fault rule that fired on it. */
+  fault: string | null;
+  duration_ms: number;
+  /** The MockCDN clock's time of the next attempt; null when none follows. */
+  next_attempt_at: string | null;
+}
+
+/** A delivery waiting for its next attempt. */
+export interface PendingDelivery {
+  delivery: string;
+  app: string;
+  target: string;
+  url: string;
+  event_id: number | null;
+  attempt: number;
+  due_at: string;
+}
+
+/** GET /_mockcdn/deliveries. */
+export interface DeliveryList {
+  /** Oldest first, the last 1,000. */
+  attempts: DeliveryAttempt[];
+  pending: PendingDelivery[];
+}
+
+/** A vendor-shaped webhook to send (POST /_mockcdn/webhooks, docs/webhooks.md). */
+export interface VendorWebhookRequest {
+  /** Default the first app. */
+  app?: string;
+  vendor: 'stream' | 'cometchat';
+  /** `message.new` for stream, `message_sent` for cometchat. */
+  event: 'message.new' | 'message_sent';
+  message: {
+    id?: string;
+    text?: string;
+    /** The sender's user id. */
+    user: string;
+    /** Stream: the channel's cid, `type:id` (required). */
+    channel?: string;
+    /** CometChat: the receiving uid or guid (required). */
+    receiver?: string;
+    receiver_type?: 'user' | 'group';
+  };
+  /** The app's object keys to attach, as stored within the app; at most 30. */
+  keys?: string[];
+}
+
+/** POST /_mockcdn/webhooks's 202 answer. */
+export interface VendorWebhookSent {
+  deliveries: {
+    /** The delivery's id in deliveries(). */
+    delivery: string;
+    /** `webhook_url`, an event hook's id, or the CometChat webhook's id. */
+    target: string;
+    url: string;
+    /** Stream: the `X-Webhook-Id` of every attempt. */
+    webhook_id?: string;
+  }[];
+  /** Each payload as signed (uncompressed), in the same order. */
+  payloads: Record<string, unknown>[];
+}
+
+export type ReportFormat = 'json' | 'markdown' | 'junit';
+
+/** One contract behaviour of the coverage report. */
+export interface CoverageRow {
+  /** A row id such as `stream.upload.file` (docs/report.md). */
+  id: string;
+  title: string;
+  covered: boolean;
+  /** Journal entries that exercised the row. */
+  count: number;
+  /** The first such entry's id, or null. */
+  example: string | null;
+}
+
+/** GET /_mockcdn/report?format=json. */
+export interface CoverageReport {
+  /** The `since` asked for, or null. */
+  since: string | null;
+  /** Journal entries read. */
+  entries: number;
+  rows_total: number;
+  rows_covered: number;
+  /** Rows covered, percent, to one decimal. */
+  percent: number;
+  surfaces: {
+    id: 'stream' | 'cometchat' | 'media' | 's3' | 'cloudfront' | 'control';
+    title: string;
+    rows_total: number;
+    rows_covered: number;
+    percent: number;
+    rows: CoverageRow[];
+  }[];
+}
+
 export interface ConnectOptions {
   /** Bearer token for /_mockcdn routes on a non-loopback server; default `MOCKCDN_ADMIN_TOKEN` (Node). */
   adminToken?: string;
@@ -265,6 +478,24 @@ export class MockCDNClient {
   clearRequests(): Promise<void>;
   /** Objects, journal, faults, clock, ... back to the startup state. */
   reset(): Promise<void>;
+  /** The upload event queue (GET /_mockcdn/events); with `wait`, a long poll of that many seconds. */
+  events(options?: EventsOptions): Promise<EventList>;
+  /** The app's notification targets (GET /_mockcdn/apps/{app}/notifications). */
+  notificationTargets(app: string): Promise<NotificationTargets>;
+  /** Replace every notification target of the app; resolves to the targets as kept. */
+  setNotificationTargets(app: string, targets: NotificationConfiguration): Promise<NotificationTargets>;
+  /** The webhook delivery journal (GET /_mockcdn/deliveries). */
+  deliveries(filter?: DeliveryFilter): Promise<DeliveryList>;
+  /** Send a vendor-shaped webhook (POST /_mockcdn/webhooks); resolves to the 202 answer. */
+  sendWebhook(body: VendorWebhookRequest): Promise<VendorWebhookSent>;
+  /** The contract coverage report of the journal: parsed for `json` (default), the text for `markdown` and `junit`. */
+  report(options?: { format?: 'json'; since?: string }): Promise<CoverageReport>;
+  report(options: { format: 'markdown' | 'junit'; since?: string }): Promise<string>;
+  report(options?: { format?: ReportFormat; since?: string }): Promise<CoverageReport | string>;
+  /** JSON reports added up row by row by the server (POST /_mockcdn/report), rendered in `format`. */
+  mergeReports(reports: CoverageReport[], options?: { format?: 'json' }): Promise<CoverageReport>;
+  mergeReports(reports: CoverageReport[], options: { format: 'markdown' | 'junit' }): Promise<string>;
+  mergeReports(reports: CoverageReport[], options?: { format?: ReportFormat }): Promise<CoverageReport | string>;
   /** SIGTERM the server startMockCDN spawned and wait for it; resolves to its exit code (0 when clean). */
   stop(options?: { timeoutMs?: number }): Promise<number | string | null>;
 }

@@ -1,11 +1,14 @@
 // MockCDN test helper: start `mockcdn serve` (Node) or attach to a running server (Node, browsers), then
-// drive its test-control API (/_mockcdn: clock, tokens, journal, verify, faults, reset).
+// drive its test-control API (/_mockcdn: clock, tokens, journal, verify, faults, reset, upload events and their
+// notification targets, webhook deliveries, vendor webhooks, coverage reports).
 //
 // One ES module, no dependencies: the built-in `fetch` (Node 18+, browsers). Node's child_process is
 // imported dynamically, by startMockCDN only, so the module loads in a browser too.
 
 const READY = /^mockcdn ready on (https?):\/\/(\[[^\]]+\]|[^:/\s]+):(\d+)/;
 const CONTROL = '/_mockcdn';
+/** What GET and POST /_mockcdn/report answer for each `format`. */
+const REPORT_TYPES = { json: 'application/json', markdown: 'text/markdown', junit: 'application/xml' };
 
 /** Every failure of this module: an HTTP answer that is not 2xx (`status`, `body`), or `status` 0 when
  * there was no answer at all (the server could not be started, reached or stopped). */
@@ -42,8 +45,7 @@ function trimURL(url) {
   return text.replace(/\/+$/, '');
 }
 
-async function readBody(response) {
-  const text = await response.text();
+function parseBody(text, response) {
   if (text === '') return null;
   const type = response.headers.get('content-type') ?? '';
   if (type.includes('json')) {
@@ -87,7 +89,8 @@ export class MockCDNClient {
     return fetch(target, init);
   }
 
-  async #control(method, path, { body, query } = {}) {
+  /** One control request; resolves to the parsed answer, or its text with `text`. */
+  async #control(method, path, { body, query, text: asText = false, accept = 'application/json' } = {}) {
     let url = this.url + CONTROL + path;
     if (query) {
       const params = new URLSearchParams();
@@ -97,7 +100,7 @@ export class MockCDNClient {
       const text = params.toString();
       if (text) url += '?' + text;
     }
-    const headers = { accept: 'application/json' };
+    const headers = { accept };
     if (method === 'POST' || method === 'PUT') headers['content-type'] = 'application/json';
     if (this.adminToken) headers.authorization = `Bearer ${this.adminToken}`;
     let response;
@@ -114,7 +117,8 @@ export class MockCDNClient {
         cause: error,
       });
     }
-    const parsed = await readBody(response);
+    const text = await response.text();
+    const parsed = parseBody(text, response);
     if (!response.ok) {
       const reason = parsed?.error?.message ?? (typeof parsed === 'string' ? parsed : JSON.stringify(parsed));
       throw new MockCDNError(`MockCDN ${method} ${CONTROL}${path} answered ${response.status}${reason ? `: ${reason}` : ''}`, {
@@ -124,7 +128,7 @@ export class MockCDNClient {
         url,
       });
     }
-    return parsed;
+    return asText ? text : parsed;
   }
 
   /** GET /_mockcdn/health: `{status, instance, store}`. */
@@ -204,6 +208,62 @@ export class MockCDNClient {
   /** POST /_mockcdn/reset: objects, journal, faults, clock, ... back to the startup state. */
   async reset() {
     await this.#control('POST', '/reset');
+  }
+
+  /** GET /_mockcdn/events: the upload event queue, `{events, last_id, waiting}` (docs/events.md). Only the
+   * options given are sent: `after` (only events with a greater id), `wait` (seconds, 0-60, fractions
+   * allowed: a long poll that answers as soon as one event passes the filters, or an empty list when the
+   * wait runs out), `app`, `target` (a notification target's id or ARN). `last_id` is the next poll's `after`. */
+  events({ after, wait, app, target } = {}) {
+    return this.#control('GET', '/events', { query: { after, wait, app, target } });
+  }
+
+  /** GET /_mockcdn/apps/{app}/notifications: the app's targets, `{webhooks, queues, topics, lambdas}`. */
+  notificationTargets(app) {
+    return this.#control('GET', `/apps/${encodeURIComponent(app)}/notifications`);
+  }
+
+  /** PUT /_mockcdn/apps/{app}/notifications: replace every target of the app (until the next reset) with the
+   * document `{webhooks?, queues?, topics?, lambdas?}`, each target `{id?, url | arn, events, prefix?, suffix?}`;
+   * resolves to the targets as kept (a target without an `id` is given one). */
+  setNotificationTargets(app, targets) {
+    return this.#control('PUT', `/apps/${encodeURIComponent(app)}/notifications`, { body: targets });
+  }
+
+  /** GET /_mockcdn/deliveries: every webhook delivery attempt and the pending ones, `{attempts, pending}`,
+   * filtered by `app` and `target` (a target's id). */
+  deliveries({ app, target } = {}) {
+    return this.#control('GET', '/deliveries', { query: { app, target } });
+  }
+
+  /** POST /_mockcdn/webhooks: send a vendor-shaped webhook (`{app?, vendor, event, message, keys?}`,
+   * docs/webhooks.md) to the URLs the app configured; resolves to the 202 answer `{deliveries, payloads}`. */
+  sendWebhook(body) {
+    return this.#control('POST', '/webhooks', { body });
+  }
+
+  /** GET /_mockcdn/report: the contract coverage report of the journal (docs/report.md), the parsed object for
+   * `format` `json` (default), the text for `markdown` and `junit`; `since` (`r12`) reads from that entry on. */
+  async report({ format = 'json', since } = {}) {
+    return this.#report('GET', format, { query: { format, since: since || undefined } });
+  }
+
+  /** POST /_mockcdn/report: several JSON reports (fetched before resets) added up row by row and rendered by the
+   * server; the parsed object for `format` `json` (default), the text for `markdown` and `junit`. */
+  async mergeReports(reports, { format = 'json' } = {}) {
+    return this.#report('POST', format, { query: { format }, body: { reports: Array.from(reports) } });
+  }
+
+  async #report(method, format, options) {
+    const json = format === 'json';
+    const accept = Object.hasOwn(REPORT_TYPES, format) ? REPORT_TYPES[format] : '*/*';
+    const text = await this.#control(method, '/report', { ...options, text: true, accept });
+    if (!json) return text;
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new MockCDNError(`MockCDN ${method} ${CONTROL}/report: the answer is not JSON`, { status: 200, body: text, method, cause: error });
+    }
   }
 
   /** Stop a server startMockCDN() spawned: SIGTERM, then wait for it to exit (SIGKILL after

@@ -1,6 +1,6 @@
 """Test helpers for MockCDN: start the ``mockcdn`` binary (or attach to a running server) and drive its
-test-control API (clock, tokens, request journal, verification, faults, reset) from Python, standard
-library only.
+test-control API (clock, tokens, request journal, verification, faults, reset, upload events, webhook
+deliveries) from Python, standard library only.
 
     from mockcdn import MockCDN
 

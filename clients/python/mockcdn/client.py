@@ -217,6 +217,74 @@ class MockCDN:
         clock at system time, channel members, upload settings."""
         self._call("POST", "/_mockcdn/reset")
 
+    def events(self, after: int | None = None, wait: float | None = None, app: str | None = None,
+               target: str | None = None) -> dict[str, Any]:
+        """The upload event queue, oldest first (``GET /_mockcdn/events``, docs/events.md), as the server
+        answers it: ``{"events": [{"id", "app", "targets", "arns", "record"}], "last_id", "waiting"}``, each
+        ``record`` an S3 event notification record (``record["eventName"] == "ObjectCreated:Put"``).
+
+        Args:
+            after: only events with a greater id; pass the previous answer's ``last_id``.
+            wait: the long poll, 0-60 seconds (fractions allowed): the answer comes as soon as one event
+                matches, or with an empty list when the wait runs out. The request's timeout is stretched
+                by it.
+            app: only that app's events (an unknown app raises, 404).
+            target: only the events that notification target (its id or ARN) passed, each record's
+                ``configurationId`` then that target's id.
+        """
+        filters = {name: str(value) for name, value in (("after", after), ("wait", wait), ("app", app),
+                                                        ("target", target)) if value is not None}
+        query = "?" + urllib.parse.urlencode(filters) if filters else ""
+        return self._call("GET", "/_mockcdn/events" + query, timeout=self.timeout + float(wait or 0))
+
+    def notification_targets(self, app: str) -> dict[str, Any]:
+        """The app's upload event targets (``GET /_mockcdn/apps/{app}/notifications``, docs/events.md):
+        ``{"webhooks": [...], "queues": [...], "topics": [...], "lambdas": [...]}``. An unknown app raises (404)."""
+        return self._call("GET", "/_mockcdn/apps/" + urllib.parse.quote(app, safe="") + "/notifications")
+
+    def set_notification_targets(self, app: str, targets: Mapping[str, Any]) -> dict[str, Any]:
+        """Replaces every upload event target of the app until the next reset
+        (``PUT /_mockcdn/apps/{app}/notifications``, docs/events.md) and returns them as kept, a target
+        without an ``id`` given one (``notification-1``, ...).
+
+        ``targets`` is the document the config file's ``notifications`` holds: ``webhooks`` (each with a
+        ``url``), ``queues``, ``topics`` and ``lambdas`` (each with an ``arn``); every target has ``events``
+        (``["s3:ObjectCreated:*"]``) and optional ``id``, ``prefix`` and ``suffix``::
+
+            cdn.set_notification_targets("demo", {"webhooks": [
+                {"id": "thumbs", "url": "http://127.0.0.1:9000/hooks/s3", "events": ["s3:ObjectCreated:*"]}]})
+
+        ``{}`` removes them all. A bad target raises (400, naming the kind and member), so does an unknown
+        app (404); nothing of a refused document is kept.
+        """
+        return self._call("PUT", "/_mockcdn/apps/" + urllib.parse.quote(app, safe="") + "/notifications",
+                          dict(targets))
+
+    def deliveries(self, app: str | None = None, target: str | None = None) -> dict[str, Any]:
+        """The webhook delivery journal (``GET /_mockcdn/deliveries``, docs/events.md), filtered by app and
+        target id: ``{"attempts": [...], "pending": [...]}``, every attempt oldest first with ``delivery``,
+        ``target``, ``url``, ``event_id``, ``event_name``, ``key``, ``attempt``, ``status``, ``outcome``
+        (``delivered``, ``failed``, ``timeout``, ``unreachable``, ``dropped``), ``error`` and
+        ``next_attempt_at``; ``pending`` the deliveries waiting for their next attempt, with ``due_at``."""
+        filters = {name: value for name, value in (("app", app), ("target", target)) if value is not None}
+        query = "?" + urllib.parse.urlencode(filters) if filters else ""
+        return self._call("GET", "/_mockcdn/deliveries" + query)
+
+    def send_webhook(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Sends the vendor-shaped webhook a message with the app's objects attached would cause
+        (``POST /_mockcdn/webhooks``, docs/webhooks.md) to the URLs the app configured the vendor's way, and
+        returns ``{"deliveries": [{"delivery", "target", "url", "webhook_id"}], "payloads": [...]}``::
+
+            cdn.send_webhook({"vendor": "stream", "event": "message.new", "keys": ["fixtures/sample.jpg"],
+                              "message": {"text": "look", "user": "alice", "channel": "messaging:general"}})
+
+        ``body`` has ``app`` (default the first app), ``vendor`` (``stream`` or ``cometchat``), ``event``
+        (``message.new`` or ``message_sent``), ``message`` (``user``; Stream's ``channel``, CometChat's
+        ``receiver`` and ``receiver_type``; optional ``text`` and ``id``) and ``keys`` (at most 30). Raises
+        on a bad member (400), an unknown app or key (404), and an app with no URL for the event (422).
+        """
+        return self._call("POST", "/_mockcdn/webhooks", dict(body))
+
     def report(self, format: str = "json", since: str | None = None) -> Any:
         """The contract coverage report of the journal (``GET /_mockcdn/report``, docs/report.md): a dict for
         ``format="json"``, the text for ``"markdown"`` and ``"junit"``. ``since`` reads from that entry on."""
@@ -232,9 +300,10 @@ class MockCDN:
 
     # -- transport ---------------------------------------------------------------------------------
 
-    def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
+    def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None, *,
+              timeout: float | None = None) -> Any:
         """Sends one control request and returns its decoded JSON (``None`` for an empty answer)."""
-        raw = self._send(method, path, body)
+        raw = self._send(method, path, body, timeout=timeout)
         if not raw.strip():
             return None
         try:
@@ -243,8 +312,10 @@ class MockCDN:
             raise MockCDNError(f"{method} {path}: answer is not JSON", status=200,
                                body=raw.decode("utf-8", "replace")) from error
 
-    def _send(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> bytes:
-        """Sends one control request and returns its body; an error answer raises ``MockCDNError``."""
+    def _send(self, method: str, path: str, body: Mapping[str, Any] | None = None, *,
+              timeout: float | None = None) -> bytes:
+        """Sends one control request and returns its body; an error answer raises ``MockCDNError``.
+        ``timeout`` replaces the instance's for this request (a long poll's is longer)."""
         headers = {"Accept": "application/json"}
         data = None
         if method in ("POST", "PUT"):
@@ -256,7 +327,7 @@ class MockCDN:
             headers["Authorization"] = f"Bearer {self.admin_token}"
         request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
         try:
-            with _OPENER.open(request, timeout=self.timeout) as response:
+            with _OPENER.open(request, timeout=self.timeout if timeout is None else timeout) as response:
                 raw = response.read()
         except urllib.error.HTTPError as error:
             text = error.read().decode("utf-8", "replace")

@@ -15,22 +15,24 @@ extension Request {
     /// The most bytes of a JSON request body read (settings, member lists, presign requests).
     static let maximumJSONBytes = 64 * 1024
 
-    /// Collects and decodes a small JSON body, bounded by `maximumJSONBytes`.
+    /// Collects and decodes a small JSON body, bounded by `maximumJSONBytes` unless told otherwise.
     ///
     /// - Parameters:
     ///   - type: the expected type.
     ///   - shape: the members the body may have; nil takes any (and ignores the ones `type` does not read).
+    ///   - limit: the most bytes read.
     /// - Returns: the decoded value.
     /// - Throws: `JSONBodyError` naming what was wrong.
     func decodeJSONBody<Value: Decodable>(
         _ type: Value.Type,
-        shape: MemberShape? = nil
+        shape: MemberShape? = nil,
+        upTo limit: Int = Self.maximumJSONBytes
     ) async throws(JSONBodyError) -> Value {
         let body: ByteBuffer
         do {
-            body = try await self.body.collect(upTo: Self.maximumJSONBytes)
+            body = try await self.body.collect(upTo: limit)
         } catch {
-            throw JSONBodyError(message: "request body is larger than \(Self.maximumJSONBytes) bytes")
+            throw JSONBodyError(message: "request body is larger than \(limit) bytes")
         }
         let data = Data(body.readableBytesView)
         if let shape, let json = try? JSONSerialization.jsonObject(with: data),

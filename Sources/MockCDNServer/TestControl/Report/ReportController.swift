@@ -35,10 +35,14 @@ struct ReportController {
         }
         group.post("report") { request, context in
             let format = try Self.format(context.query(of: request))
-            let body = try await request.decodeJSONBody(MergeRequest.self)
+            let body = try await request.decodeJSONBody(MergeRequest.self, upTo: Self.maximumMergeBytes)
             return Self.answer(CoverageReport.merging(body.reports), format: format)
         }
     }
+
+    /// The most bytes of reports merged at once: a JSON report is about 9 KB, so a session's several hundred
+    /// (one per reset).
+    static let maximumMergeBytes = 8 << 20
 
     /// The `format` asked for (default `json`).
     ///

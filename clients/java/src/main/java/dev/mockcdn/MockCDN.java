@@ -14,12 +14,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
  * A MockCDN server and a client of its {@code /_mockcdn} test-control routes: the clock every expiry reads,
- * tokens minted at that clock, fault rules, the request journal, verification and reset.
+ * tokens minted at that clock, fault rules, the request journal, verification and reset; upload events (their
+ * queue, notification targets and webhook deliveries), vendor-shaped webhooks and the contract coverage report.
  *
  * <p>Make one with {@link #start()} (runs the {@code mockcdn} binary on a free port; {@link #close()} stops it,
  * so it fits try-with-resources) or {@link #connect(String, String)} (attaches to a server already running, such
@@ -356,12 +358,203 @@ public final class MockCDN implements AutoCloseable {
         call("POST", "/_mockcdn/reset", null);
     }
 
+    // -- upload events, webhooks, coverage ------------------------------------------------------------------
+
+    /** The whole upload event queue, oldest first, at once: {@link #events(String, Integer, String, String)}. */
+    public Map<String, Object> events() {
+        return events(null, null, null, null);
+    }
+
+    /**
+     * The upload event queue, oldest first ({@code GET /_mockcdn/events}, {@code docs/events.md}), as the server
+     * answers it: {@code events} (each {@code id}, {@code app}, {@code targets}, {@code arns} and {@code record}, an
+     * S3 event notification record whose {@code eventName} is e.g. {@code ObjectCreated:Put}), {@code last_id} (the
+     * newest event's id whatever the filters: the next poll's {@code after}) and {@code waiting} (the long polls
+     * waiting now, this one not counted). A reset empties the queue but does not restart the ids. Only the
+     * arguments given are sent:
+     * {@code cdn.events(String.valueOf(cdn.events().get("last_id")), 30, "demo", null)}.
+     *
+     * @param after only events with a greater id, such as the previous answer's {@code last_id}; {@code null} for all
+     * @param waitSeconds the long poll, 0-60 seconds: the answer comes as soon as one event passes the filters, or
+     *     with an empty list when the wait runs out; this call's time limit is stretched by it. {@code null} (or 0)
+     *     answers at once
+     * @param app only that app's events (an unknown app is a 404); {@code null} for every app
+     * @param target only the events a notification target (its id or ARN) passed, each record's
+     *     {@code s3.configurationId} then that target's id; {@code null} for all
+     * @throws MockCDNException on a bad parameter (400: {@code after} not a whole number from 0, a wait outside
+     *     0-60) or an unknown app (404)
+     */
+    public Map<String, Object> events(String after, Integer waitSeconds, String app, String target) {
+        List<String> filters = new ArrayList<>();
+        addFilter(filters, "after", after);
+        addFilter(filters, "wait", waitSeconds);
+        addFilter(filters, "app", app);
+        addFilter(filters, "target", target);
+        String query = filters.isEmpty() ? "" : "?" + String.join("&", filters);
+        // A wait outside 0-60 is the server's 400 to give; only a wait it takes stretches the time limit.
+        Duration timeout = waitSeconds != null && waitSeconds > 0 && waitSeconds <= 60
+                ? REQUEST_TIMEOUT.plusSeconds(waitSeconds) : REQUEST_TIMEOUT;
+        return object(call("GET", "/_mockcdn/events" + query, null, timeout));
+    }
+
+    /**
+     * An app's upload event targets ({@code GET /_mockcdn/apps/{app}/notifications}, {@code docs/events.md}):
+     * {@code webhooks}, {@code queues}, {@code topics} and {@code lambdas}, each a list of targets ({@code id},
+     * {@code url} or {@code arn}, {@code events}, {@code prefix}, {@code suffix}).
+     *
+     * @throws MockCDNException for an unknown app (404)
+     */
+    public Map<String, Object> notificationTargets(String app) {
+        return object(call("GET", notificationsPath(app), null));
+    }
+
+    /**
+     * Replaces every upload event target of an app until the next reset ({@code PUT
+     * /_mockcdn/apps/{app}/notifications}, {@code NotificationConfiguration} in {@code openapi.yaml}) and returns
+     * them as kept, a target without an {@code id} given one ({@code notification-1}, ...). The document is the
+     * config file's {@code notifications}: {@code webhooks} (each with a {@code url}), {@code queues},
+     * {@code topics} and {@code lambdas} (each with an {@code arn}); every target has {@code events} and optional
+     * {@code id}, {@code prefix} and {@code suffix}; {@code Map.of()} removes them all. Example:
+     * {@code Map.of("webhooks", List.of(Map.of("id", "thumbs", "url", "http://127.0.0.1:9000/hooks/s3",
+     * "events", List.of("s3:ObjectCreated:*"))))}.
+     *
+     * @throws MockCDNException for a bad target (400, naming the kind and member; a webhook on MockCDN's own
+     *     control routes too) or an unknown app (404); nothing of a refused document is kept
+     */
+    public Map<String, Object> setNotificationTargets(String app, Map<String, ?> targets) {
+        return object(call("PUT", notificationsPath(app), targets));
+    }
+
+    /** The whole webhook delivery journal: {@link #deliveries(String, String)} without filters. */
+    public Map<String, Object> deliveries() {
+        return deliveries(null, null);
+    }
+
+    /**
+     * The webhook delivery journal ({@code GET /_mockcdn/deliveries}, {@code docs/events.md}): {@code attempts},
+     * oldest first, each with {@code delivery}, {@code app}, {@code target}, {@code url}, {@code event_id},
+     * {@code event_name}, {@code key}, {@code attempt}, {@code at}, {@code status}, {@code outcome}
+     * ({@code delivered}, {@code failed}, {@code timeout}, {@code unreachable}, {@code dropped}), {@code error},
+     * {@code fault}, {@code duration_ms} and {@code next_attempt_at}; and {@code pending}, the deliveries waiting
+     * for their next attempt (retried on the server's clock: {@link #advance(long)} past {@code due_at} runs one).
+     * Upload events' deliveries and vendor webhooks' ({@link #sendWebhook(Map)}) alike.
+     *
+     * @param app only that app's; {@code null} for every app
+     * @param target only that target's (a target id; {@code webhook_url}, an event hook's or a CometChat webhook's
+     *     id for a vendor webhook); {@code null} for all
+     */
+    public Map<String, Object> deliveries(String app, String target) {
+        List<String> filters = new ArrayList<>();
+        addFilter(filters, "app", app);
+        addFilter(filters, "target", target);
+        String query = filters.isEmpty() ? "" : "?" + String.join("&", filters);
+        return object(call("GET", "/_mockcdn/deliveries" + query, null));
+    }
+
+    /**
+     * Sends the vendor-shaped webhook a message with the app's objects attached would cause ({@code POST
+     * /_mockcdn/webhooks}, {@code docs/webhooks.md}) to each URL the app configured the vendor's way (Stream's
+     * {@code webhook_url} or {@code event_hooks} of {@code PATCH /app}; CometChat's webhooks with the
+     * {@code message_sent} trigger), and returns {@code deliveries} (each {@code delivery}, {@code target},
+     * {@code url} and Stream's {@code webhook_id}) and {@code payloads}, each as signed, in the same order. The
+     * body has {@code app} (default the first app), {@code vendor} ({@code stream} or {@code cometchat}),
+     * {@code event} ({@code message.new} or {@code message_sent}), {@code message} ({@code user}; Stream's
+     * {@code channel}, CometChat's {@code receiver} and {@code receiver_type}; optional {@code text} and
+     * {@code id}) and {@code keys} (the app's object keys to attach, at most 30). Example:
+     * {@code Map.of("vendor", "stream", "event", "message.new", "keys", List.of("fixtures/sample.jpg"),
+     * "message", Map.of("text", "look", "user", "alice", "channel", "messaging:general"))}.
+     *
+     * @throws MockCDNException for a bad member (400), an unknown app or key (404; nothing is sent), or an app
+     *     with no URL for the event (422)
+     */
+    public Map<String, Object> sendWebhook(Map<String, ?> body) {
+        return object(call("POST", "/_mockcdn/webhooks", body));
+    }
+
+    /** The contract coverage report of the whole journal as JSON: {@link #report(String)}. */
+    public Map<String, Object> report() {
+        return report(null);
+    }
+
+    /**
+     * The contract coverage report of the journal ({@code GET /_mockcdn/report}, {@code docs/report.md}): which
+     * contract behaviours (rows) the journaled requests exercised, per API surface: {@code since},
+     * {@code entries} (journal entries read), {@code rows_total}, {@code rows_covered}, {@code percent} and
+     * {@code surfaces}, each with its {@code rows} ({@code id} such as {@code media.status.200}, {@code title},
+     * {@code covered}, {@code count}, {@code example}: the first entry's id). The journal holds the requests since
+     * the last reset, so fetch a report before each reset and add them up with {@link #mergeReports(List)}.
+     *
+     * @param since read the journal from this entry on, inclusive ({@code r12}); {@code null} for all of it
+     * @throws MockCDNException for a malformed {@code since} (400)
+     */
+    public Map<String, Object> report(String since) {
+        return object(call("GET", reportPath("json", since), null));
+    }
+
+    /**
+     * {@link #report(String)} rendered by the server as text: {@code "markdown"} (a summary line and a table per
+     * surface), {@code "junit"} (JUnit XML: a {@code testsuite} per surface, a {@code testcase} per row, a row
+     * never exercised {@code skipped}) or {@code "json"} (the JSON text).
+     *
+     * @param format {@code markdown}, {@code junit} or {@code json}; {@code null} for the server's default (json)
+     * @param since read the journal from this entry on, inclusive ({@code r12}); {@code null} for all of it
+     * @throws MockCDNException for an unknown format or a malformed {@code since} (400)
+     */
+    public String reportText(String format, String since) {
+        return send("GET", reportPath(format, since), null, REQUEST_TIMEOUT).body();
+    }
+
+    /**
+     * Several JSON reports of {@link #report()} (fetched before resets, which empty the journal) added up row by
+     * row by the server ({@code POST /_mockcdn/report}): counts and entries summed, each row's first example kept.
+     * The server reads at most 8 MiB of body, several hundred whole reports.
+     *
+     * @throws MockCDNException when a report is not of the report's shape (400)
+     */
+    public Map<String, Object> mergeReports(List<? extends Map<String, ?>> reports) {
+        return object(call("POST", reportPath("json", null), Map.of("reports", reports)));
+    }
+
+    /**
+     * {@link #mergeReports(List)} rendered by the server as text, as {@link #reportText(String, String)} renders
+     * one report: {@code "markdown"}, {@code "junit"} or {@code "json"}.
+     *
+     * @param format {@code markdown}, {@code junit} or {@code json}; {@code null} for the server's default (json)
+     * @throws MockCDNException for an unknown format, or a report not of the report's shape (400)
+     */
+    public String mergeReportsText(List<? extends Map<String, ?>> reports, String format) {
+        return send("POST", reportPath(format, null), Map.of("reports", reports), REQUEST_TIMEOUT).body();
+    }
+
     // -- transport -----------------------------------------------------------------------------------------
 
     /** Sends one control request and returns its decoded JSON ({@code null} for an empty answer). */
     private Object call(String method, String path, Object body) {
+        return call(method, path, body, REQUEST_TIMEOUT);
+    }
+
+    /** {@link #call(String, String, Object)} with its own time limit (a long poll's wait on top of the usual one). */
+    private Object call(String method, String path, Object body, Duration timeout) {
+        HttpResponse<String> response = send(method, path, body, timeout);
+        String text = response.body();
+        if (text.isBlank()) {
+            return null;
+        }
+        try {
+            return Json.read(text);
+        } catch (JsonProcessingException error) {
+            throw new MockCDNException(method + " " + path + ": answer is not JSON", response.statusCode(), text,
+                    error);
+        }
+    }
+
+    /**
+     * Sends one control request and returns its answer, the body as text whatever its type (JSON, Markdown, XML);
+     * an error status throws {@link MockCDNException} with it.
+     */
+    private HttpResponse<String> send(String method, String path, Object body, Duration timeout) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + path))
-                .timeout(REQUEST_TIMEOUT)
+                .timeout(timeout)
                 .header("Accept", "application/json");
         if (method.equals("POST") || method.equals("PUT")) {
             // Every control POST/PUT needs this type, even one without a body (the server answers 415).
@@ -389,14 +582,7 @@ public final class MockCDN implements AutoCloseable {
                     + MockCDNException.serverMessageOf(text)).strip();
             throw new MockCDNException(message, response.statusCode(), text, null);
         }
-        if (text.isBlank()) {
-            return null;
-        }
-        try {
-            return Json.read(text);
-        } catch (JsonProcessingException error) {
-            throw new MockCDNException(method + " " + path + ": answer is not JSON", response.statusCode(), text, error);
-        }
+        return response;
     }
 
     private static long clock(Object answer) {
@@ -423,6 +609,20 @@ public final class MockCDN implements AutoCloseable {
         if (value != null) {
             body.put(name, value);
         }
+    }
+
+    private static String notificationsPath(String app) {
+        Objects.requireNonNull(app, "app");
+        // One path segment: URLEncoder writes a space as '+', which a path reads as itself.
+        return "/_mockcdn/apps/" + URLEncoder.encode(app, StandardCharsets.UTF_8).replace("+", "%20")
+                + "/notifications";
+    }
+
+    private static String reportPath(String format, String since) {
+        List<String> filters = new ArrayList<>();
+        addFilter(filters, "format", format);
+        addFilter(filters, "since", since);
+        return "/_mockcdn/report" + (filters.isEmpty() ? "" : "?" + String.join("&", filters));
     }
 
     private static void addFilter(List<String> filters, String name, Object value) {

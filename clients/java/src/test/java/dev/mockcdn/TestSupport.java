@@ -49,8 +49,13 @@ final class TestSupport {
     static Answer get(String url, Map<String, String> headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10));
         headers.forEach(request::header);
+        return send(request.build());
+    }
+
+    /** Sends any request (an upload, a vendor's set-up call) and returns the answer, whatever its status. */
+    static Answer send(HttpRequest request) {
         try {
-            HttpResponse<byte[]> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> response = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
             return new Answer(response.statusCode(), response.body());
         } catch (IOException error) {
             throw new UncheckedIOException(error);
