@@ -5,7 +5,7 @@ import Synchronization
 /// Markdown, else JSON): every server `MockCDNTestServer` starts adds its journal's report, taken before each
 /// ``RunningMockCDN/reset()`` (which empties the journal) and when the server stops to the file's running sum,
 /// and the file is rewritten with that sum each time a server stops, so it holds the whole process's coverage
-/// at the end.
+/// at the end. A suite's ``MockCDNCoverageGate`` is given the same reports.
 public enum CoverageReportFile {
     /// The report could not be read from the server or written to the file.
     public struct WriteFailure: Error, CustomStringConvertible {
@@ -38,8 +38,12 @@ public enum CoverageReportFile {
     /// - Parameter server: the running server.
     /// - Throws: what reading the report throws.
     static func take(from server: RunningMockCDN) async throws {
-        guard let path = Self.path else { return }
+        // A suite's `.mockCDNCoverage` gate sums the same reports.
+        let gate = MockCDNCoverageGate.Sum.current
+        guard Self.path != nil || gate != nil else { return }
         let report = try await server.coverageReport(format: "json")
+        gate?.add(report)
+        guard let path = Self.path else { return }
         try Self.sums.withLock { sums in
             guard let sum = sums[path] else {
                 sums[path] = report
@@ -54,7 +58,10 @@ public enum CoverageReportFile {
     /// - Parameter server: the server about to stop.
     /// - Throws: ``WriteFailure`` naming what failed.
     static func write(from server: RunningMockCDN) async throws {
-        guard let path = Self.path else { return }
+        guard let path = Self.path else {
+            try await Self.take(from: server)
+            return
+        }
         do {
             try await Self.take(from: server)
             try Self.sums.withLock { sums in

@@ -68,4 +68,78 @@ struct CoverageReportFileTests {
         }
         #expect(entries == [3, 1])
     }
+
+    /// A FAT read of a fixture (200) and a read without one (401), on `server`.
+    private static func twoReads(_ server: RunningMockCDN) async throws {
+        var read = URLRequest(url: server.url("/demo/fixtures/sample.png"))
+        read.setValue(server.fileAccessToken(user: "ana"), forHTTPHeaderField: "fat")
+        let (_, first) = try await URLSession.shared.data(for: read)
+        #expect((first as? HTTPURLResponse)?.statusCode == 200)
+        let (_, second) = try await URLSession.shared.data(from: server.url("/demo/fixtures/sample.png"))
+        #expect((second as? HTTPURLResponse)?.statusCode == 401)
+    }
+
+    @Test("a coverage gate's suite sums every server's report, taken before each reset and at the stop")
+    func gateSumsTheSuite() async throws {
+        let sum = MockCDNCoverageGate.Sum()
+        try await MockCDNCoverageGate.Sum.$current.withValue(sum) {
+            try await MockCDNTestServer.withRunning { server in
+                try await Self.twoReads(server)
+                try await server.reset()
+                try await Self.twoReads(server)
+            }
+            try await MockCDNTestServer.withRunning { server in try await Self.twoReads(server) }
+        }
+        let reports = sum.taken
+        // Before the reset, at the first server's stop, at the second's.
+        #expect(reports.count == 3)
+        let total = try JSONDecoder().decode(
+            CoverageReport.Document.self,
+            from: Data(try CoverageReportRendering.render(merging: reports, format: "json").utf8)
+        )
+        #expect(total.entries == 6)
+    }
+
+    @Test("a coverage gate fails a suite under its share, of every surface or of the ones it names")
+    func gateVerdicts() async throws {
+        let sum = MockCDNCoverageGate.Sum()
+        try await MockCDNCoverageGate.Sum.$current.withValue(sum) {
+            try await MockCDNTestServer.withRunning { server in try await Self.twoReads(server) }
+        }
+        let reports = sum.taken
+        let all = try CoverageReportRendering.sum(merging: reports, format: "json").percent
+        let media = try CoverageReportRendering.sum(merging: reports, format: "json", surfaces: ["media"]).percent
+        #expect(all > 0 && media > all)
+        #expect(try MockCDNCoverageGate(failUnder: all, surfaces: nil).failure(of: reports) == nil)
+        #expect(
+            try MockCDNCoverageGate(failUnder: all + 0.1, surfaces: nil).failure(of: reports)
+                == "MockCDN contract coverage \(all)% is under mockCDNCoverage(failUnder: \(all + 0.1))"
+        )
+        #expect(try MockCDNCoverageGate(failUnder: media, surfaces: ["media"]).failure(of: reports) == nil)
+        #expect(
+            try MockCDNCoverageGate(failUnder: 100, surfaces: ["media"]).failure(of: reports)
+                == "MockCDN contract coverage \(media)% of media is under mockCDNCoverage(failUnder: 100.0)"
+        )
+        #expect(try MockCDNCoverageGate(failUnder: 101, surfaces: nil).failure(of: reports)?.contains("0-100") == true)
+        #expect(try MockCDNCoverageGate(failUnder: 0, surfaces: nil).failure(of: [])?.contains("no MockCDN") == true)
+        #expect(throws: CoverageReportRendering.UnknownSurface.self) {
+            try MockCDNCoverageGate(failUnder: 10, surfaces: ["videos"]).failure(of: reports)
+        }
+    }
+
+    @Test("a gated suite under its share records an issue once its tests have run; one over it records none")
+    func gateRecordsAnIssue() async throws {
+        let test = try #require(Test.current)
+        let under = MockCDNCoverageGate(failUnder: 100, surfaces: nil)
+        try await withKnownIssue {
+            try await under.provideScope(for: test, testCase: nil) {
+                try await MockCDNTestServer.withRunning { server in try await Self.twoReads(server) }
+            }
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.hasPrefix("MockCDN contract coverage ") }
+        }
+        try await MockCDNCoverageGate(failUnder: 0, surfaces: nil).provideScope(for: test, testCase: nil) {
+            try await MockCDNTestServer.withRunning { server in try await Self.twoReads(server) }
+        }
+    }
 }
