@@ -12,7 +12,7 @@ BROWSER_PACKAGES := chromium chromium-driver
 # Real peers for the compatibility suite and the OpenAPI check.
 # Stream's Python server SDKs are pinned: the compat suite checks MockCDN against these exact releases.
 # junitparser reads the coverage report's JUnit XML in Tests/compat/test_report.py.
-PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium stream-chat==4.33.0 getstream==7.0.0 'moto[server]' pytest-xdist junitparser
+PIP_PACKAGES := boto3 awscli cryptography pytest openapi-spec-validator selenium stream-chat==4.33.0 getstream==7.0.0 'moto[server]' pytest-xdist junitparser testcontainers
 SERVE_FLAGS ?=
 # The Python peers live in a virtualenv of the project's (Debian 12 and Ubuntu refuse `pip install` into the
 # system Python, PEP 668). It sees the system's packages too, so what is already installed is not fetched
@@ -67,7 +67,7 @@ venv:
 
 ## py-deps: the Python peers (botocore, awscli, ...), installed into .venv with pip only when one is missing.
 py-deps: venv
-	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium, moto, flask, xdist, junitparser; \
+	@if python3 -c "import boto3, botocore, cryptography, pytest, openapi_spec_validator, selenium, moto, flask, xdist, junitparser, testcontainers; \
 		from importlib.metadata import version as v; \
 		assert v('stream-chat') == '4.33.0' and v('getstream') == '7.0.0'" 2>/dev/null \
 		&& command -v aws >/dev/null && command -v moto_server >/dev/null; then :; else \
@@ -159,16 +159,17 @@ dist-deps: venv
 
 ## dist-check: the artifacts as users run them, in a clean Debian bookworm root with only the run-stage
 ## packages (packaging/clean-root.sh, cached outside the checkout): ldd on every shipped ELF file, then the
-## smoke suite (Tests/dist) and the wheel in a fresh venv; then every code block of the README and guides the
+## smoke suite (Tests/dist) and the wheel in a fresh venv, the image built and run with podman (and the
+## Python Testcontainers module against it); then every code block of the README and guides the
 ## tarball ships, run from the unpacked tarball in empty folders (Tests/compat/test_doc_snippets.py with
 ## MOCKCDN_SNIPPETS_INSTALL). Needs root (chroot, mount); skipped, saying so, otherwise.
 dist-check:
 	@if [ "$$(id -u)" != 0 ]; then \
 		echo "dist-check: SKIPPED: it needs root for chroot and mount (CI runs it as root)"; exit 0; fi; \
 	$(MAKE) --no-print-directory dist && \
-	if command -v debootstrap >/dev/null; then :; else \
-		echo "installing debootstrap"; apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap; fi && \
+	if command -v debootstrap >/dev/null && command -v podman >/dev/null && command -v runc >/dev/null; then :; else \
+		echo "installing debootstrap podman runc"; apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap podman runc; fi && \
 	cache=$$(packaging/clean-root.sh --layer python) && \
 	MOCKCDN_DIST=$$(ls dist/mockcdn-*-linux-*.tar.gz) MOCKCDN_WHEEL=$$(ls dist/mockcdn-*.whl) \
 		MOCKCDN_CLEAN_ROOT=$$cache python3 -m pytest -q -p no:mockcdn -p no:cacheprovider Tests/dist && \

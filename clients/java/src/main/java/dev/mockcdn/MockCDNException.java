@@ -6,7 +6,9 @@ import java.util.Map;
 /**
  * A MockCDN call failed: the server answered an error status, could not be reached, or the {@code mockcdn}
  * process could not be started or stopped. Unchecked, so test code needs no {@code throws} clauses; the only other
- * failure this library throws is {@link VerificationError}, an unmet expectation of {@link MockCDN#verify}.
+ * failures this library throws are {@link VerificationError}, an unmet expectation of {@link MockCDN#verify}, and,
+ * from {@link MockCDNExtension}, an {@code AssertionError} for a run below its coverage gate and JUnit's
+ * {@code ExtensionConfigurationException} for an invalid setting of it.
  */
 public class MockCDNException extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -35,7 +35,7 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
  */
 class ExtensionTest {
     /** The configuration parameter that enables the probes, which are skipped in any other run. */
-    private static final String PROBE_PARAMETER = "dev.mockcdn.probe";
+    static final String PROBE_PARAMETER = "dev.mockcdn.probe";
 
     /** What one probe saw: its class and the server it was given. */
     record Seen(String probe, MockCDN server) {
