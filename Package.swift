@@ -219,6 +219,18 @@ let package = Package(
             path: "Tests/MockCDNTestImages",
             swiftSettings: swiftSettings
         ),
+        // The pool watchdog of the test process (MOCKCDN_POOL_WATCHDOG, issue 48): Swift that probes the
+        // cooperative pool, and the C constructor that starts it as the test binary loads.
+        .target(
+            name: "CPoolWatchdog",
+            path: "Tests/CPoolWatchdog"
+        ),
+        .target(
+            name: "MockCDNPoolWatchdog",
+            dependencies: ["CPoolWatchdog"],
+            path: "Tests/MockCDNPoolWatchdog",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "MockCDNCoreTests",
             dependencies: [
@@ -227,6 +239,7 @@ let package = Package(
                 "CMockCDNCrypto",
                 "MockCDNS3",
                 "MockCDNTestImages",
+                "MockCDNPoolWatchdog",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
@@ -238,6 +251,7 @@ let package = Package(
                 "MockCDNServer",
                 "MockCDNTestImages",
                 "MockCDNTesting",
+                "MockCDNPoolWatchdog",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 // Request heads as NIO's decoder makes them, and a pipeline without a socket (EmbeddedChannel),
@@ -255,12 +269,13 @@ let package = Package(
                 "MockCDNCore",
                 "MockCDNServer",
                 "MockCDNTesting",
+                "MockCDNPoolWatchdog",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "mockcdnTests",
-            dependencies: ["mockcdn", "MockCDNServer"],
+            dependencies: ["mockcdn", "MockCDNServer", "MockCDNPoolWatchdog"],
             swiftSettings: swiftSettings
         ),
     ]

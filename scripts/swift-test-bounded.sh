@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs `swift test` with a wall-clock bound, so that a test that hangs fails the run in minutes instead of
-# holding CI until its own limit. On expiry it names the tests that started and never finished, prints the
+# holding CI until its own limit, and fails a run in which the pool watchdog saw the cooperative pool blocked. On expiry it names the tests that started and never finished, prints the
 # test process's thread stacks (when gdb is there), kills it and exits non-zero.
 #
 #   scripts/swift-test-bounded.sh SECONDS [swift test arguments...]
@@ -16,6 +16,10 @@ trap 'rm -f "$log"' EXIT
 # time its own (set either in the environment to override).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-8}
 export NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT=${NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT:-16}
+# The pool watchdog (Tests/MockCDNPoolWatchdog): a job on Swift's cooperative pool that waits this many seconds
+# while every thread of the pool sleeps in the kernel is a blocking call on the pool; it prints `POOL STALL`,
+# and the run fails below, naming the tests that were running.
+export MOCKCDN_POOL_WATCHDOG=${MOCKCDN_POOL_WATCHDOG:-5}
 
 # Line-buffered, so that what a killed run printed last is all there; in a session of its own, so that the
 # whole tree (swift test and the test process) can be stopped.
@@ -48,3 +52,22 @@ PY
     sleep 2
 done
 wait "$runner"
+status=$?
+if grep -q '^POOL STALL' "$log"; then
+    echo "swift test: the cooperative pool was blocked; the tests running then:"
+    python3 - "$log" <<'PY'
+import re, sys
+running = {}
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    if started := re.search(r'◇ Test "([^"]+)" started', line):
+        running[started.group(1)] = True
+    elif ended := re.search(r'[✔✘] Test "([^"]+)"', line):
+        running.pop(ended.group(1), None)
+    elif line.startswith("POOL STALL"):
+        print(line.rstrip())
+        for name in running:
+            print("  -", name)
+PY
+    [ "$status" -ne 0 ] || status=1
+fi
+exit "$status"

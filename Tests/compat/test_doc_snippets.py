@@ -1,4 +1,4 @@
-"""Every code block in README.md and docs/guides/*.md is run or checked here, so the docs cannot drift from
+"""Every code block in README.md, docs/*.md and docs/guides/*.md is run or checked here, so the docs cannot drift from
 the code. One test case per block, named FILE:LINE (the line of its opening fence).
 
 The conventions (docs/contributing.md, "Code blocks in the docs", says the same):
@@ -74,7 +74,8 @@ if INSTALL:
     BINARY = INSTALL / "bin" / "mockcdn"
 # Where README.md, docs/ and clients/ are read from.
 SOURCE = INSTALL / "share" / "mockcdn" if INSTALL else REPO
-DOCUMENTS = [SOURCE / "README.md", *sorted((SOURCE / "docs" / "guides").glob("*.md"))]
+DOCUMENTS = [SOURCE / "README.md", *sorted((SOURCE / "docs").glob("*.md")),
+             *sorted((SOURCE / "docs" / "guides").glob("*.md"))]
 assert (SOURCE / "README.md").is_file() and len(DOCUMENTS) > 1, f"no README.md and docs/guides/ in {SOURCE}"
 CONSUMER = REPO / "Tests" / "ExampleConsumer"
 MARKER = re.compile(r"^<!-- snippet: (.*?) -->$")

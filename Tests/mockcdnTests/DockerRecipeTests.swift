@@ -118,6 +118,10 @@ struct DockerRecipeTests {
             #expect(recipe.contains("8080") && recipe.contains("MOCKCDN_ADMIN_TOKEN"), "\(title)")
             #expect(recipe.contains("/_mockcdn/health"), "\(title)")
         }
+        // The Python recipe is the helper's module, which does each of them.
+        let module = try Self.read("clients/python/mockcdn/testcontainers.py")
+        #expect(module.contains("PORT = 8080") && module.contains("\"MOCKCDN_ADMIN_TOKEN\""))
+        #expect(module.contains("/_mockcdn/health\"") && module.contains("answer.status == 200"))
         let android = sections.first { $0.hasPrefix("Android") } ?? ""
         #expect(android.contains("10.0.2.2") && android.contains("adb reverse tcp:8080 tcp:8080"))
         #expect(android.contains("cleartextTrafficPermitted=\"true\""))
