@@ -25,9 +25,10 @@ os.environ.setdefault("MOCKCDN_FIXTURES", str(FIXTURES))
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
-def read(url: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
-    """GETs ``url``; returns the status and body, errors included."""
-    request = urllib.request.Request(url, headers=headers or {})
+def read(url: str, headers: dict[str, str] | None = None, *, method: str = "GET",
+         body: bytes | None = None) -> tuple[int, bytes]:
+    """Sends one request (a GET of ``url`` unless told); returns the status and body, errors included."""
+    request = urllib.request.Request(url, data=body, headers=headers or {}, method=method)
     try:
         with _OPENER.open(request, timeout=10) as response:
             return response.status, response.read()

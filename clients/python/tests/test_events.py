@@ -10,9 +10,7 @@ import json
 import queue
 import threading
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,10 +20,10 @@ from typing import Any
 
 import pytest
 
+from conftest import read
 from mockcdn import MockCDN, MockCDNError
 
 DEMO_SECRET = b"demo-secret-for-local-testing-only"  # the default app's api_secret, which signs deliveries
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 @dataclass
@@ -70,25 +68,15 @@ def receiver() -> Iterator[Receiver]:
         thread.join(timeout=5)
 
 
-def send(url: str, method: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
-    """Sends one request with a body; returns the status and body, errors included."""
-    request = urllib.request.Request(url, data=body, headers=headers, method=method)
-    try:
-        with _OPENER.open(request, timeout=10) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        with error:
-            return error.code, error.read()
-
-
 def upload(cdn: MockCDN, name: str, content: bytes, content_type: str = "text/plain") -> str:
     """Uploads a file as CometChat's media route takes it (``POST /demo/media``, multipart ``file``, a FAT) and
     returns its key within the app (``media/{uuid}/{name}``)."""
     boundary = uuid.uuid4().hex
     body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
             f"Content-Type: {content_type}\r\n\r\n").encode() + content + f"\r\n--{boundary}--\r\n".encode()
-    status, answer = send(cdn.url + "/demo/media", "POST", body, {
-        "fat": cdn.token(user_id="alice"), "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    status, answer = read(cdn.url + "/demo/media", {
+        "fat": cdn.token(user_id="alice"), "Content-Type": f"multipart/form-data; boundary={boundary}"},
+        method="POST", body=body)
     assert status == 201, (status, answer)
     path = urllib.parse.urlsplit(json.loads(answer)["url"]).path
     assert path.startswith("/demo/media/") and path.endswith("/" + name), path
@@ -171,10 +159,10 @@ def test_a_long_poll_that_runs_out_answers_empty(mockcdn: MockCDN) -> None:
 
 def test_a_stream_message_webhook_is_sent_and_journaled(mockcdn: MockCDN, receiver: Receiver) -> None:
     # The app's Stream webhook, set as stream-chat's update_app_settings sets it (PATCH /app, a server token).
-    status, answer = send(mockcdn.url + "/app?api_key=demo-key", "PATCH",
-                          json.dumps({"webhook_url": receiver.url + "/stream"}).encode(),
+    status, answer = read(mockcdn.url + "/app?api_key=demo-key",
                           {"Authorization": mockcdn.token("server"), "stream-auth-type": "jwt",
-                           "Content-Type": "application/json"})
+                           "Content-Type": "application/json"},
+                          method="PATCH", body=json.dumps({"webhook_url": receiver.url + "/stream"}).encode())
     assert status == 201, (status, answer)
 
     sent = mockcdn.send_webhook({"vendor": "stream", "event": "message.new", "keys": ["fixtures/sample.jpg"],
