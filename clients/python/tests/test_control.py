@@ -128,3 +128,21 @@ def test_reset_clears_journal_and_faults_and_the_clock(mockcdn: MockCDN) -> None
     assert mockcdn.faults() == []
     assert abs(mockcdn.now() - time.time()) < 5
     assert read(mockcdn.url + SAMPLE, {"fat": mockcdn.token(user_id="alice")})[0] == 200
+
+
+def test_report_counts_the_session_and_merge_reports_adds_reports_up(mockcdn: MockCDN, sample_png: bytes) -> None:
+    fat = mockcdn.token("fat", user_id="alice")
+    assert read(mockcdn.url + "/demo/fixtures/sample.png", {"fat": fat}) == (200, sample_png)
+    assert read(mockcdn.url + "/demo/fixtures/sample.png")[0] == 401
+    report = mockcdn.report()
+    rows = {row["id"]: row for surface in report["surfaces"] for row in surface["rows"]}
+    assert rows["media.status.200"]["count"] == 1 and rows["media.refused.missing"]["count"] == 1
+    assert rows["cometchat.credential.fat-header"]["covered"] and not rows["media.status.404"]["covered"]
+    merged = mockcdn.merge_reports([report, report])
+    counts = {row["id"]: row["count"] for surface in merged["surfaces"] for row in surface["rows"]}
+    assert counts["media.status.200"] == 2 and merged["entries"] == 2 * report["entries"]
+    assert mockcdn.report(format="markdown").startswith("# MockCDN contract coverage")
+    assert "<testsuites" in mockcdn.merge_reports([report], format="junit")
+    with pytest.raises(MockCDNError) as refused:
+        mockcdn.report(format="xml")
+    assert refused.value.status == 400
