@@ -553,6 +553,8 @@ def test_boto3_notification_configuration_round_trips_and_tags_the_queue(server,
     ("/_mockcdn/events?since=1", "GET", None, 400,
      "unknown parameter since; the parameters are after, wait, app and target"),
     ("/_mockcdn/deliveries?status=1", "GET", None, 400, "unknown filter status; the filters are app and target"),
+    # A typo'd app is refused, not an empty journal that reads as "nothing was delivered".
+    ("/_mockcdn/deliveries?app=nosuch", "GET", None, 404, "no app nosuch"),
     ("/_mockcdn/faults", "POST", b'{"match":{"scope":"both"},"action":{"status":500}}', 400,
      "match.scope must be requests or deliveries"),
     ("/_mockcdn/faults", "POST", b'{"action":{"drop":true}}', 400, "action.drop needs match.scope deliveries"),

@@ -2,7 +2,8 @@ import Hummingbird
 import MockCDNCore
 
 /// `GET /_mockcdn/deliveries`: the webhook delivery journal, every attempt oldest first with its status and
-/// outcome, and the deliveries waiting for their next attempt; filters `app` and `target`.
+/// outcome, and the deliveries waiting for their next attempt; filters `app` (an unknown one is 404) and
+/// `target`.
 struct DeliveriesController {
     let events: ObjectEvents
 
@@ -23,7 +24,7 @@ struct DeliveriesController {
                     message: "unknown filter \(unknown.prefix(64)); the filters are app and target"
                 )
             }
-            let app = query.first("app")
+            let app = try EventsController.app(in: query, of: self.events)
             let target = query.first("target")
             let deliveries = self.events.deliveries
             return Listing(

@@ -58,10 +58,7 @@ struct EventsController {
                 }
                 wait = value
             }
-            let app = query.first("app")
-            if let app, self.events.apps.app(id: app) == nil {
-                throw HTTPError(.notFound, message: "no app \(app.prefix(64))")
-            }
+            let app = try Self.app(in: query, of: self.events)
             let target = query.first("target")
             let since = after
             let include: @Sendable (QueuedEvent) -> Bool = { event in
@@ -105,5 +102,19 @@ struct EventsController {
             if closes { headers[.connection] = "close" }
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }
+    }
+
+    /// The `app` filter of an events or deliveries query: an app no configuration names is 404, as a typo
+    /// would otherwise read as an empty journal.
+    ///
+    /// - Parameters:
+    ///   - query: the request's query.
+    ///   - events: the event service, which knows the apps.
+    /// - Returns: the app, nil for no filter.
+    /// - Throws: 404 `no app NAME`.
+    static func app(in query: QueryItems, of events: ObjectEvents) throws -> String? {
+        guard let app = query.first("app") else { return nil }
+        guard events.apps.app(id: app) != nil else { throw HTTPError(.notFound, message: "no app \(app.prefix(64))") }
+        return app
     }
 }
