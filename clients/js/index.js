@@ -231,7 +231,7 @@ export class MockCDNClient {
   }
 
   /** GET /_mockcdn/deliveries: every webhook delivery attempt and the pending ones, `{attempts, pending}`,
-   * filtered by `app` and `target` (a target's id). */
+   * filtered by `app` (an unknown one rejects, 404) and `target` (a target's id). */
   deliveries({ app, target } = {}) {
     return this.#control('GET', '/deliveries', { query: { app, target } });
   }

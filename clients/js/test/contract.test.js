@@ -193,7 +193,9 @@ describe('MockCDN events, targets, deliveries, webhooks and reports', () => {
     assert.deepEqual(Object.keys(all).sort(), ['attempts', 'pending']);
     assert.deepEqual(all.pending, []);
     assert.deepEqual((await server.deliveries({ target: 'elsewhere' })).attempts, [], '`target` is sent');
-    assert.deepEqual((await server.deliveries({ app: 'other' })).attempts, [], '`app` is sent');
+    assert.deepEqual((await server.deliveries({ app: 'demo' })).attempts, all.attempts);
+    await assert.rejects(server.deliveries({ app: 'nosuch' }),
+      (error) => error.status === 404 && /no app nosuch/.test(error.message), '`app` is sent');
   });
 
   test('sendWebhook() delivers a Stream message.new to the app\'s webhook_url', async () => {

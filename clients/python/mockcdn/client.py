@@ -265,7 +265,8 @@ class MockCDN:
         target id: ``{"attempts": [...], "pending": [...]}``, every attempt oldest first with ``delivery``,
         ``target``, ``url``, ``event_id``, ``event_name``, ``key``, ``attempt``, ``status``, ``outcome``
         (``delivered``, ``failed``, ``timeout``, ``unreachable``, ``dropped``), ``error`` and
-        ``next_attempt_at``; ``pending`` the deliveries waiting for their next attempt, with ``due_at``."""
+        ``next_attempt_at``; ``pending`` the deliveries waiting for their next attempt, with ``due_at``. An app no
+        configuration names raises (404)."""
         filters = {name: value for name, value in (("app", app), ("target", target)) if value is not None}
         query = "?" + urllib.parse.urlencode(filters) if filters else ""
         return self._call("GET", "/_mockcdn/deliveries" + query)

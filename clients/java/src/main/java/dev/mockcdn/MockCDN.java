@@ -442,6 +442,7 @@ public final class MockCDN implements AutoCloseable {
      * @param app only that app's; {@code null} for every app
      * @param target only that target's (a target id; {@code webhook_url}, an event hook's or a CometChat webhook's
      *     id for a vendor webhook); {@code null} for all
+     * @throws MockCDNException for an app no configuration names (404)
      */
     public Map<String, Object> deliveries(String app, String target) {
         List<String> filters = new ArrayList<>();
