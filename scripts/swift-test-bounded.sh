@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs `swift test` with a wall-clock bound, so that a test that hangs fails the run in minutes instead of
-# holding CI until its own limit, and fails a run in which the pool watchdog saw the cooperative pool blocked. On expiry it names the tests that started and never finished, prints the
-# test process's thread stacks (when gdb is there), kills it and exits non-zero.
+# holding CI until its own limit: on expiry it names the tests that started and never finished, prints the
+# test process's thread stacks (when gdb is there), kills it and exits non-zero. It also fails a run in which
+# the pool watchdog saw the cooperative pool blocked, naming the tests that were running then.
 #
 #   scripts/swift-test-bounded.sh SECONDS [swift test arguments...]
 set -u
@@ -9,6 +10,28 @@ limit=$1
 shift
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+
+# The tests the log shows started and not yet finished: at its end (`running end`), or at each POOL STALL line,
+# printed before them (`running stalls`).
+running() {
+    python3 - "$log" "$1" <<'PY'
+import re, sys
+path, mode = sys.argv[1], sys.argv[2]
+running = {}
+for line in open(path, encoding="utf-8", errors="replace"):
+    if started := re.search(r'◇ Test "([^"]+)" started', line):
+        running[started.group(1)] = True
+    elif ended := re.search(r'[✔✘] Test "([^"]+)"', line):
+        running.pop(ended.group(1), None)
+    elif mode == "stalls" and line.startswith("POOL STALL"):
+        print(line.rstrip())
+        for name in running:
+            print("  -", name)
+if mode == "end":
+    for name in running:
+        print("  -", name)
+PY
+}
 
 # On two cores, Swift Testing starts every test case at once, and NIO's blocking-I/O pool (every disk store's
 # file work, fsyncs included) has as many threads as cores: on a busy machine a test's own few awaits then
@@ -31,14 +54,7 @@ while kill -0 "$runner" 2>/dev/null; do
     if ((SECONDS >= deadline)); then
         sleep 1
         echo "swift test: still running after ${limit} s; tests started and not finished:"
-        python3 - "$log" <<'PY'
-import re, sys
-text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
-ended = set(re.findall(r'[✔✘] Test "([^"]+)"', text))
-for name in dict.fromkeys(re.findall(r'◇ Test "([^"]+)" started', text)):
-    if name not in ended:
-        print("  -", name)
-PY
+        running end
         for pid in $(pgrep -s "$runner" -f 'PackageTests.xctest'); do
             if command -v gdb >/dev/null; then
                 echo "thread stacks of $pid:"
@@ -55,19 +71,7 @@ wait "$runner"
 status=$?
 if grep -q '^POOL STALL' "$log"; then
     echo "swift test: the cooperative pool was blocked; the tests running then:"
-    python3 - "$log" <<'PY'
-import re, sys
-running = {}
-for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
-    if started := re.search(r'◇ Test "([^"]+)" started', line):
-        running[started.group(1)] = True
-    elif ended := re.search(r'[✔✘] Test "([^"]+)"', line):
-        running.pop(ended.group(1), None)
-    elif line.startswith("POOL STALL"):
-        print(line.rstrip())
-        for name in running:
-            print("  -", name)
-PY
+    running stalls
     [ "$status" -ne 0 ] || status=1
 fi
 exit "$status"

@@ -20,6 +20,13 @@ from .process import ServerProcess, launch
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
+
+def _query(**filters: object) -> str:
+    """``?name=value&...`` of the filters given (not ``None``), or nothing when none is."""
+    given = {name: str(value) for name, value in filters.items() if value is not None}
+    return "?" + urllib.parse.urlencode(given) if given else ""
+
+
 class MockCDN:
     """A MockCDN server and a client of its ``/_mockcdn`` test-control routes.
 
@@ -167,9 +174,7 @@ class MockCDN:
         prefix and status (combined with AND). Each entry has ``method``, ``path``, ``query`` (redacted),
         ``credential``, ``status``, ``fault``, ``reason``, ``expired_at`` (when a credential refused for its
         time expired, by the server's clock), ``clock``, byte counts and timing."""
-        filters = {name: str(value) for name, value in (("method", method), ("path", path), ("status", status))
-                   if value is not None}
-        query = "?" + urllib.parse.urlencode(filters) if filters else ""
+        query = _query(method=method, path=path, status=status)
         return list(self._call("GET", "/_mockcdn/requests" + query)["requests"])
 
     def clear_requests(self) -> None:
@@ -232,9 +237,7 @@ class MockCDN:
             target: only the events that notification target (its id or ARN) passed, each record's
                 ``configurationId`` then that target's id.
         """
-        filters = {name: str(value) for name, value in (("after", after), ("wait", wait), ("app", app),
-                                                        ("target", target)) if value is not None}
-        query = "?" + urllib.parse.urlencode(filters) if filters else ""
+        query = _query(after=after, wait=wait, app=app, target=target)
         return self._call("GET", "/_mockcdn/events" + query, timeout=self.timeout + float(wait or 0))
 
     def notification_targets(self, app: str) -> dict[str, Any]:
@@ -267,9 +270,7 @@ class MockCDN:
         (``delivered``, ``failed``, ``timeout``, ``unreachable``, ``dropped``), ``error`` and
         ``next_attempt_at``; ``pending`` the deliveries waiting for their next attempt, with ``due_at``. An app no
         configuration names raises (404)."""
-        filters = {name: value for name, value in (("app", app), ("target", target)) if value is not None}
-        query = "?" + urllib.parse.urlencode(filters) if filters else ""
-        return self._call("GET", "/_mockcdn/deliveries" + query)
+        return self._call("GET", "/_mockcdn/deliveries" + _query(app=app, target=target))
 
     def send_webhook(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Sends the vendor-shaped webhook a message with the app's objects attached would cause
