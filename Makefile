@@ -20,7 +20,7 @@ SERVE_FLAGS ?=
 VENV := $(CURDIR)/.venv
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: deps video-deps browser-deps node-deps venv py-deps build release serve test architecture-check test-swift test-consumer test-compat test-helpers test-java client-coverage dist dist-deps dist-check client-isolation openapi-check docs format format-check bench-startup \
+.PHONY: deps video-deps browser-deps node-deps test-deps venv py-deps build binary release serve test architecture-check test-swift test-consumer test-compat test-helpers test-java client-coverage dist dist-deps dist-check client-isolation openapi-check docs format format-check bench-startup \
 	bench-upload bench-resize bench soak fuzz test-stress clean
 
 ## deps: install pkg-config, libssl-dev, libvips-dev, libxml2-dev and libxxhash-dev with apt, only when pkg-config cannot find them.
@@ -53,6 +53,28 @@ node-deps:
 		echo "installing nodejs"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends nodejs; \
+	fi
+
+# A JDK, JUnit 5 and Jackson for the Java helper's suite, when missing (clients/java/run-tests.sh installs them
+# itself when run alone).
+JAVA_MISSING = $(shell command -v javac >/dev/null || echo default-jdk-headless; \
+	[ -f /usr/share/java/junit-platform-console-standalone.jar ] || echo junit5; \
+	[ -f /usr/share/java/jackson-databind.jar ] || echo libjackson2-databind-java)
+
+## test-deps: every system package make test needs (the groups above, python3-venv when the venv module is
+## missing), in one apt transaction with one `apt-get update`; a no-op when all are there.
+test-deps:
+	@missing=""; \
+	pkg-config --exists openssl vips libxml-2.0 libxxhash 2>/dev/null || missing="$$missing $(APT_PACKAGES)"; \
+	command -v ffmpeg >/dev/null || missing="$$missing $(VIDEO_PACKAGES)"; \
+	{ command -v chromium >/dev/null && command -v chromedriver >/dev/null; } || missing="$$missing $(BROWSER_PACKAGES)"; \
+	command -v node >/dev/null || missing="$$missing nodejs"; \
+	[ -x "$(VENV)/bin/python3" ] || python3 -c "import ensurepip" 2>/dev/null || missing="$$missing python3-venv"; \
+	missing="$$missing $(strip $(JAVA_MISSING))"; \
+	if [ -n "$$(echo $$missing)" ]; then \
+		echo "installing$$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
 ## venv: the project's virtualenv in .venv (python3-venv from apt only when the venv module is missing).
@@ -92,6 +114,16 @@ py-deps: venv
 build: deps
 	$(SWIFT) build
 
+## binary: the debug server, with its image worker and module beside it (scripts/build-server.sh).
+binary: deps
+	SWIFT=$(SWIFT) scripts/build-server.sh
+
+# The binary the peers' suites (compat, helpers, Java) run: .build/debug/mockcdn, built first, unless make test's
+# lanes hand them a copy of it (PEERS_BINARY; scripts/test-lanes.sh).
+PEERS_BINARY ?=
+PEER_BINARY = $(or $(PEERS_BINARY),$(CURDIR)/.build/debug/mockcdn)
+PEER_BUILD = $(if $(PEERS_BINARY),,binary)
+
 release: deps
 	SWIFT=$(SWIFT) scripts/build-server.sh -c release
 
@@ -102,8 +134,10 @@ serve: deps video-deps
 	.build/release/mockcdn serve $(SERVE_FLAGS)
 
 ## test: every test suite the project has.
-test: deps video-deps py-deps format-check architecture-check openapi-check client-isolation docs test-swift test-consumer test-compat \
-	test-helpers test-java
+## test: every test: one apt transaction (test-deps), then two lanes side by side, one per core
+## (scripts/test-lanes.sh): the Swift build and suites; the pip installs, checks and the peers' suites.
+test: test-deps
+	MAKE="$(MAKE)" SWIFT=$(SWIFT) scripts/test-lanes.sh
 
 # Built first, then run with a bound: a normal run takes 0.5 to 2 minutes, and a hang fails in 10, naming the
 # tests that never finished.
@@ -127,22 +161,19 @@ client-coverage: deps video-deps
 ## test-compat: real AWS tooling (botocore's CloudFrontSigner, aws cloudfront sign), moto_server and the Stream
 ## SDKs against the real binary, and every code block of the README and docs/guides (node runs the JavaScript
 ## ones); two pytest workers (pytest-xdist), since most tests wait on servers.
-test-compat: deps video-deps browser-deps py-deps node-deps
-	SWIFT=$(SWIFT) scripts/build-server.sh
-	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q -n 2 Tests/compat
+test-compat: deps video-deps browser-deps py-deps node-deps $(PEER_BUILD)
+	MOCKCDN_BINARY=$(PEER_BINARY) python3 -m pytest -q -n 2 Tests/compat
 
 ## test-helpers: the Python helper's pytest suite and the JavaScript helper's node --test suite, each against
 ## the real binary.
-test-helpers: deps video-deps py-deps node-deps
-	SWIFT=$(SWIFT) scripts/build-server.sh
-	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn python3 -m pytest -q clients/python/tests
-	cd clients/js && MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn node --test
+test-helpers: deps video-deps py-deps node-deps $(PEER_BUILD)
+	MOCKCDN_BINARY=$(PEER_BINARY) python3 -m pytest -q clients/python/tests
+	cd clients/js && MOCKCDN_BINARY=$(PEER_BINARY) node --test
 
 ## test-java: the JUnit 5 helper (clients/java), compiled with javac and run by JUnit's console launcher against
 ## the real binary; Debian's JDK, junit5 and Jackson are installed when missing (clients/java/run-tests.sh).
-test-java: deps video-deps
-	SWIFT=$(SWIFT) scripts/build-server.sh
-	MOCKCDN_BINARY=$(CURDIR)/.build/debug/mockcdn clients/java/run-tests.sh
+test-java: deps video-deps $(PEER_BUILD)
+	MOCKCDN_BINARY=$(PEER_BINARY) clients/java/run-tests.sh
 
 ## dist: the release artifacts in dist/: the relocatable Linux tarball (packaging/make-dist.sh: release build,
 ## the Swift runtime linked in, libMockCDNVips, the resources and the fixtures), and the Python wheel that

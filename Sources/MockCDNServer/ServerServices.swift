@@ -52,7 +52,7 @@ struct ServerServices: Sendable {
         self.clock.reset()
         try await self.state.reset(self.apps.apps)
         try await self.apps.buckets.removeAll()
-        self.variants.removeAll()
+        await self.variants.removeAll()
         self.verifiedCredentials.removeAll()
         // The parts are objects of the store, under `MultipartUploads.partPrefix`: removed with the others.
         self.multipart.removeAll()

@@ -89,7 +89,7 @@ struct ECKeyTests {
         "a signature made in Swift verifies with the openssl CLI; each is new, DER and at most 72 bytes",
         arguments: SignatureHash.allCases
     )
-    func swiftSignsOpensslVerifies(hash: SignatureHash) throws {
+    func swiftSignsOpensslVerifies(hash: SignatureHash) async throws {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let key = try ECKey.generate()
@@ -101,14 +101,14 @@ struct ECKeyTests {
         try key.publicKeyPEM.write(to: folder.appendingPathComponent("pub.pem"), atomically: true, encoding: .utf8)
         let digest = hash == .sha256 ? "-sha256" : "-sha1"
         let verify = ["openssl", "dgst", digest, "-verify", "pub.pem", "-signature", "sig", "policy"]
-        let verified = try runTool(verify, in: folder)
+        let verified = try await runTool(verify, in: folder)
         #expect(verified.status == 0 && verified.output.contains("Verified OK"), "\(verified.output)")
         try Data((Self.policy + " ").utf8).write(to: folder.appendingPathComponent("policy"))
-        #expect(try runTool(verify, in: folder).status != 0)
+        #expect(try await runTool(verify, in: folder).status != 0)
     }
 
     @Test("a key the openssl CLI makes, SEC1 or PKCS#8, signs what openssl verifies, and the other way round")
-    func opensslKeys() throws {
+    func opensslKeys() async throws {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data(Self.policy.utf8).write(to: folder.appendingPathComponent("policy"))
@@ -118,7 +118,7 @@ struct ECKeyTests {
             ["openssl", "ec", "-in", "ec.pem", "-pubout", "-out", "pub.pem"],
             ["openssl", "dgst", "-sha256", "-sign", "pkcs8.pem", "-out", "sig", "policy"],
         ]
-        for step in steps { try #require(try runTool(step, in: folder).status == 0, "\(step)") }
+        for step in steps { try #require(try await runTool(step, in: folder).status == 0, "\(step)") }
         func text(_ name: String) throws -> String {
             try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
         }
@@ -138,7 +138,7 @@ struct ECKeyTests {
     }
 
     @Test("keys CloudFront refuses are refused: another curve, RSA, encrypted and garbage PEM")
-    func refusedKeys() throws {
+    func refusedKeys() async throws {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let steps = [
@@ -147,7 +147,7 @@ struct ECKeyTests {
             ["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "p256.pem"],
             ["openssl", "ec", "-in", "p256.pem", "-aes128", "-passout", "pass:secret", "-out", "encrypted.pem"],
         ]
-        for step in steps { try #require(try runTool(step, in: folder).status == 0, "\(step)") }
+        for step in steps { try #require(try await runTool(step, in: folder).status == 0, "\(step)") }
         func text(_ name: String) throws -> String {
             try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
         }

@@ -143,7 +143,7 @@ struct ImageTransformParsingTests {
         #expect(renders.value == 3)
         _ = try await get("b", 1)
         #expect(renders.value == 4)
-        cache.drop(object: "b")
+        await cache.drop(object: "b")
         _ = try await get("b", 1)
         #expect(renders.value == 5)
     }
@@ -182,7 +182,7 @@ struct ImageTransformParsingTests {
         }
         #expect(String(buffer: read.bytes) == "stored")
         #expect(read.contentType == "image/png")
-        second.drop(object: "demo/a.png")
+        await second.drop(object: "demo/a.png")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 }

@@ -9,16 +9,21 @@ struct RSAKeyTests {
     static let message = Array(#"{"Statement":[{"Resource":"https://cdn/demo/*"}]}"#.utf8)
 
     @Test("a signature made by the openssl CLI verifies in Swift", arguments: [SignatureHash.sha1, .sha256])
-    func opensslSignsSwiftVerifies(hash: SignatureHash) throws {
+    func opensslSignsSwiftVerifies(hash: SignatureHash) async throws {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data(Self.message).write(to: folder.appendingPathComponent("message"))
-        try #require(runTool(["openssl", "genrsa", "-traditional", "-out", "key.pem", "2048"], in: folder).status == 0)
         try #require(
-            runTool(["openssl", "rsa", "-in", "key.pem", "-pubout", "-out", "pub.pem"], in: folder).status == 0
+            await runTool(["openssl", "genrsa", "-traditional", "-out", "key.pem", "2048"], in: folder).status == 0
+        )
+        try #require(
+            await runTool(["openssl", "rsa", "-in", "key.pem", "-pubout", "-out", "pub.pem"], in: folder).status == 0
         )
         let digest = hash == .sha256 ? "-sha256" : "-sha1"
-        let signed = try runTool(["openssl", "dgst", digest, "-sign", "key.pem", "-out", "sig", "message"], in: folder)
+        let signed = try await runTool(
+            ["openssl", "dgst", digest, "-sign", "key.pem", "-out", "sig", "message"],
+            in: folder
+        )
         try #require(signed.status == 0)
 
         let signature = try [UInt8](Data(contentsOf: folder.appendingPathComponent("sig")))
@@ -44,7 +49,7 @@ struct RSAKeyTests {
     }
 
     @Test("a signature made in Swift verifies with the openssl CLI", arguments: [SignatureHash.sha1, .sha256])
-    func swiftSignsOpensslVerifies(hash: SignatureHash) throws {
+    func swiftSignsOpensslVerifies(hash: SignatureHash) async throws {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let key = try RSAKey.generate(bits: 2048)
@@ -56,16 +61,16 @@ struct RSAKeyTests {
         try key.publicKeyPEM.write(to: folder.appendingPathComponent("pub.pem"), atomically: true, encoding: .utf8)
         let digest = hash == .sha256 ? "-sha256" : "-sha1"
         let verify = ["openssl", "dgst", digest, "-verify", "pub.pem", "-signature", "sig", "message"]
-        let verified = try runTool(verify, in: folder)
+        let verified = try await runTool(verify, in: folder)
         #expect(verified.status == 0)
         #expect(verified.output.contains("Verified OK"))
 
         try Data(Self.message + [0x20]).write(to: folder.appendingPathComponent("message"))
-        #expect(try runTool(verify, in: folder).status != 0)
+        #expect(try await runTool(verify, in: folder).status != 0)
     }
 
     @Test("PEM export round-trips, and PKCS#1 public keys are read too")
-    func pemRoundTrip() throws {
+    func pemRoundTrip() async throws {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let key = try RSAKey.generate()
@@ -75,7 +80,7 @@ struct RSAKeyTests {
         #expect(try reloaded.publicKeyPEM == key.publicKeyPEM)
 
         try key.publicKeyPEM.write(to: folder.appendingPathComponent("pub.pem"), atomically: true, encoding: .utf8)
-        let converted = try runTool(
+        let converted = try await runTool(
             ["openssl", "rsa", "-pubin", "-in", "pub.pem", "-RSAPublicKey_out", "-out", "pkcs1.pem"],
             in: folder
         )
@@ -104,7 +109,7 @@ struct RSAKeyTests {
     }
 
     @Test("a derived key is the same for the same seed, differs for another, and openssl checks it")
-    func derived() throws {
+    func derived() async throws {
         let seed = HMAC.sha256("mockcdn-cloudfront-key/acme/K1", key: "acme-secret-at-least-32-bytes-long!!")
         let first = RSAKey.derive(from: seed)
         let again = RSAKey.derive(from: seed)
@@ -115,7 +120,7 @@ struct RSAKeyTests {
         let folder = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data(try first.privateKeyPEM.utf8).write(to: folder.appendingPathComponent("derived.pem"))
-        let check = try runTool(["openssl", "rsa", "-check", "-noout", "-in", "derived.pem"], in: folder)
+        let check = try await runTool(["openssl", "rsa", "-check", "-noout", "-in", "derived.pem"], in: folder)
         #expect(check.status == 0 && check.output.contains("RSA key ok"), "\(check.output)")
         let signature = try first.signature(for: Array("policy".utf8), hash: .sha256)
         #expect(again.isValidSignature(signature, for: Array("policy".utf8), hash: .sha256))

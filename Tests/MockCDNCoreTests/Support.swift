@@ -1,9 +1,15 @@
 import Foundation
 import MockCDNCore
+import MockCDNPoolWatchdog
 
-/// Runs a command-line tool and returns its exit status and standard output.
+/// Runs a command-line tool and returns its exit status and standard output; it waits outside the cooperative
+/// pool.
 @discardableResult
-func runTool(_ arguments: [String], in directory: URL? = nil) throws -> (status: Int32, output: String) {
+func runTool(_ arguments: [String], in directory: URL? = nil) async throws -> (status: Int32, output: String) {
+    try await outsidePool { try runToolBlocking(arguments, in: directory) }
+}
+
+private func runToolBlocking(_ arguments: [String], in directory: URL?) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments

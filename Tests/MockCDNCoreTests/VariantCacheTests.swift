@@ -78,9 +78,9 @@ struct VariantCacheTests {
             }
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 4)
-        cache.drop(object: "a")
+        await cache.drop(object: "a")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 2)
-        cache.removeAll()
+        await cache.removeAll()
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
         #expect(cache.diskBytes == 0)
     }
@@ -100,7 +100,7 @@ struct VariantCacheTests {
             }
         }
         for await _ in started { break }
-        cache.drop(object: "media/p.png")
+        await cache.drop(object: "media/p.png")
         releaseContinuation.yield()
         let stale = try await render.value
         #expect(String(buffer: stale.bytes) == "stale")
@@ -129,7 +129,7 @@ struct VariantCacheTests {
             }
         }
         for await _ in started { break }
-        cache.drop(object: "media/p.png")
+        await cache.drop(object: "media/p.png")
         let fresh = try await cache.variant(.of("media/p.png", width: 10)) {
             Self.variant("fresh")
         }
@@ -280,7 +280,7 @@ struct VariantCacheTests {
         _ = try await a.variant(.of("demo/b.png")) { Self.variant("other") }
         #expect(shared.names.count == 2)
 
-        b.drop(object: "demo/a.png")
+        await b.drop(object: "demo/a.png")
         // A poll, not a margin: the drop reaches the shared store in the background; the loop ends as soon as it
         // has, and waits 30 s at most.
         let deadline = ContinuousClock.now + .seconds(30)

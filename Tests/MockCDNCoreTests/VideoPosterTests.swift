@@ -94,18 +94,18 @@ struct VideoPosterTests {
     }()
 
     @Test(
-        "an undecodable file throws, quickly, with either demuxer",
+        "an undecodable file throws ffmpeg's error, not the time limit's, with either demuxer",
         arguments: [0, 1, 2],
         VideoPoster.Container.allCases
     )
     func undecodable(index: Int, container: VideoPoster.Container) async throws {
         let (label, bytes) = Self.undecodable[index]
-        let started = ContinuousClock.now
+        // ffmpeg's own error (the detail starts "ffmpeg "), never "video poster took longer than": it gave up on
+        // the bytes rather than waiting on them. No time is measured: a loaded machine stretches any figure.
         let detail = try await Self.withFile("upload.bin", bytes) { path, _ in
             await Self.failure { try await VideoPoster.poster(ofFileAt: path, container: container) }
         }
         #expect(detail?.hasPrefix("ffmpeg ") == true, "\(label): \(detail ?? "no error")")
-        #expect(ContinuousClock.now - started < .seconds(5), "\(label)")
     }
 
     @Test(
@@ -139,20 +139,18 @@ struct VideoPosterTests {
         // The same frames, with a display matrix of 90 degrees (as phones record portrait video).
         let path = folder.appendingPathComponent("turned.mp4").path
         let arguments = ["-loglevel", "error", "-i", Self.fixture("sample.mp4"), "-c", "copy", "-metadata:s:v"]
-        try #require(try runTool([ffmpeg, "-nostdin"] + arguments + ["rotate=90", path]).status == 0)
+        try #require(try await runTool([ffmpeg, "-nostdin"] + arguments + ["rotate=90", path]).status == 0)
         let jpeg = try await VideoPoster.poster(ofFileAt: path, container: .quickTime, maximumSide: 80)
         let header = try Vips.probe(jpeg, as: .jpeg)
         #expect((header.width, header.height) == (60, 80))
     }
 
-    @Test("a time limit of zero kills ffmpeg and throws at once")
+    @Test("a time limit of zero kills ffmpeg and throws the time limit's error")
     func timeLimit() async {
-        let started = ContinuousClock.now
         let detail = await Self.failure {
             try await VideoPoster.poster(ofFileAt: Self.fixture("sample.mp4"), container: .quickTime, timeLimit: .zero)
         }
         #expect(detail?.hasPrefix("video poster took longer than") == true, "\(detail ?? "no error")")
-        #expect(ContinuousClock.now - started < .seconds(2))
     }
 
     @Test("a cancelled poster kills ffmpeg and throws CancellationError")
@@ -233,7 +231,9 @@ struct VideoPosterTests {
             if playlist.leaks {
                 // ffmpeg without the restrictions: it probes, follows the playlist and makes a JPEG.
                 let jpeg = folder.appendingPathComponent("naive\(index).jpg").path
-                let naive = try runTool([ffmpeg, "-nostdin", "-loglevel", "error", "-i", path, "-frames:v", "1", jpeg])
+                let naive = try await runTool([
+                    ffmpeg, "-nostdin", "-loglevel", "error", "-i", path, "-frames:v", "1", jpeg,
+                ])
                 #expect(naive.status == 0 && FileManager.default.fileExists(atPath: jpeg), "\(playlist.name)")
             }
             for container in VideoPoster.Container.allCases {

@@ -1,5 +1,6 @@
 import Foundation
 import MockCDNCore
+import MockCDNPoolWatchdog
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -236,7 +237,7 @@ struct CloudFrontECDSATests {
     }
 
     @Test("an app key that is neither RSA nor ECDSA P-256 is refused at start, naming the app and key, never the PEM")
-    func refusedAtStart() throws {
+    func refusedAtStart() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-ec-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -245,7 +246,7 @@ struct CloudFrontECDSATests {
         process.arguments = ["openssl", "ecparam", "-name", "secp384r1", "-genkey", "-noout", "-out", "p384.pem"]
         process.currentDirectoryURL = folder
         try process.run()
-        process.waitUntilExit()
+        try await outsidePool { process.waitUntilExit() }
         try #require(process.terminationStatus == 0)
         let pem = try String(contentsOf: folder.appendingPathComponent("p384.pem"), encoding: .utf8)
         for pair in [

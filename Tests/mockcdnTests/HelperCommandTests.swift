@@ -1,4 +1,5 @@
 import Foundation
+import MockCDNPoolWatchdog
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -11,14 +12,14 @@ struct ServerProcess {
     let lines: [String]
     let baseURL: String
 
-    static func start(_ arguments: [String], bannerLines: Int = 2) throws -> ServerProcess {
+    static func start(_ arguments: [String], bannerLines: Int = 2) async throws -> ServerProcess {
         let process = Process()
         process.executableURL = ServeCommandTests.binary
         process.arguments = ["serve", "--port", "0", "--log-level", "warning"] + arguments
         let stdout = Pipe()
         process.standardOutput = stdout
         try process.run()
-        let lines = ServeCommandTests.readLines(stdout.fileHandleForReading, count: bannerLines)
+        let lines = try await ServeCommandTests.readLines(stdout.fileHandleForReading, count: bannerLines)
         guard let first = lines.first, first.hasPrefix("mockcdn ready on ") else {
             process.terminate()
             throw CocoaError(.fileReadUnknown)
@@ -30,11 +31,10 @@ struct ServerProcess {
         )
     }
 
+    /// Sends SIGTERM without waiting for the exit (Foundation reaps the child on a thread of its own), so a
+    /// test's `defer` never blocks a thread of the cooperative pool.
     func stop() {
-        if self.process.isRunning {
-            self.process.terminate()
-            self.process.waitUntilExit()
-        }
+        if self.process.isRunning { self.process.terminate() }
     }
 
     /// The status and body of a request to `path` on this server (or to a whole URL).
@@ -58,15 +58,15 @@ struct ServerProcess {
 
 @Suite("mockcdn token, sign and keys")
 struct HelperCommandTests {
-    static func run(_ arguments: [String]) throws -> String {
-        let (status, stderr, stdout) = try ServeCommandTests.runToExit(arguments)
+    static func run(_ arguments: [String]) async throws -> String {
+        let (status, stderr, stdout) = try await ServeCommandTests.runToExit(arguments)
         try #require(status == 0, "mockcdn \(arguments.joined(separator: " ")): \(stderr)")
         return stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test("--server signs at the running server's clock: a token and a link made after the clock moved still work")
     func signsAtServerClock() async throws {
-        let server = try ServerProcess.start(["--fixtures", "Fixtures/media"])
+        let server = try await ServerProcess.start(["--fixtures", "Fixtures/media"])
         defer { server.stop() }
         let (moved, _) = try await server.send(
             "/_mockcdn/clock",
@@ -76,24 +76,24 @@ struct HelperCommandTests {
         )
         #expect(moved == 200)
         let media = server.baseURL + "/demo/fixtures/sample.pdf"
-        let fat = try Self.run(["token", "fat", "--user-id", "alice", "--ttl", "60", "--server", server.baseURL])
+        let fat = try await Self.run(["token", "fat", "--user-id", "alice", "--ttl", "60", "--server", server.baseURL])
         #expect(try await server.send(media, headers: ["fat": fat]).0 == 200)
-        let link = try Self.run(["sign", "cloudfront", media, "--ttl", "60", "--server", server.baseURL])
+        let link = try await Self.run(["sign", "cloudfront", media, "--ttl", "60", "--server", server.baseURL])
         #expect(try await server.send(link).0 == 200)
         // Signed on the system clock, both are long expired in 2035.
-        let stale = try Self.run(["token", "fat", "--user-id", "alice", "--ttl", "60"])
+        let stale = try await Self.run(["token", "fat", "--user-id", "alice", "--ttl", "60"])
         #expect(try await server.send(media, headers: ["fat": stale]).0 == 403)
-        let (status, stderr, _) = try ServeCommandTests.runToExit(["token", "server", "--server", "ftp://x"])
+        let (status, stderr, _) = try await ServeCommandTests.runToExit(["token", "server", "--server", "ftp://x"])
         #expect(status != 0 && stderr.contains("--server must be http://HOST:PORT"), "\(stderr)")
     }
 
     @Test("links the CLI signs for a configured app without keys verify on a server of the same configuration")
     func derivedKeys() async throws {
         let config = "Fixtures/config/example.yaml"
-        let server = try ServerProcess.start(["--config", config, "--fixtures", "Fixtures/media"])
+        let server = try await ServerProcess.start(["--config", config, "--fixtures", "Fixtures/media"])
         defer { server.stop() }
         let (keys, _) = try await server.send("/v1/apps/beta/keys")
-        let link = try Self.run([
+        let link = try await Self.run([
             "sign", "cloudfront", server.baseURL + "/beta/missing.txt", "--app", "beta", "--config", config,
         ])
         let keyID = try #require(URLComponents(string: link)?.queryItems?.first { $0.name == "Key-Pair-Id" }?.value)
@@ -104,7 +104,7 @@ struct HelperCommandTests {
         #expect(status == 404, "\(String(decoding: body, as: UTF8.self))")
         let (tampered, _) = try await server.send(link.replacingOccurrences(of: "/missing.txt", with: "/missing.txx"))
         #expect(tampered == 403)
-        let again = try Self.run([
+        let again = try await Self.run([
             "sign", "cloudfront", server.baseURL + "/beta/missing.txt", "--app", "beta", "--config", config,
         ])
         #expect(URLComponents(string: again)?.queryItems?.first { $0.name == "Key-Pair-Id" }?.value == keyID)
@@ -112,16 +112,16 @@ struct HelperCommandTests {
 
     @Test("tokens and links the CLI makes are accepted by a running server, and refused once altered")
     func acceptedByTheServer() async throws {
-        let server = try ServerProcess.start(["--fixtures", "Fixtures/media"])
+        let server = try await ServerProcess.start(["--fixtures", "Fixtures/media"])
         defer { server.stop() }
         let media = server.baseURL + "/demo/fixtures/sample.jpg"
         let expected = try Data(contentsOf: URL(fileURLWithPath: "Fixtures/media/sample.jpg"))
 
-        let cloudfront = try Self.run(["sign", "cloudfront", media])
-        let custom = try Self.run([
+        let cloudfront = try await Self.run(["sign", "cloudfront", media])
+        let custom = try await Self.run([
             "sign", "cloudfront", media, "--resource", server.baseURL + "/demo/fixtures/*", "--sha256",
         ])
-        let presigned = try Self.run(["sign", "presign", media, "--ttl", "60"])
+        let presigned = try await Self.run(["sign", "presign", media, "--ttl", "60"])
         for link in [cloudfront, custom, presigned] {
             let (status, body) = try await server.send(link)
             #expect(status == 200, "\(link)")
@@ -130,26 +130,26 @@ struct HelperCommandTests {
             #expect(altered == 403, "\(link)")
         }
 
-        let fat = try Self.run(["token", "fat", "--user-id", "alice", "--ttl", "120"])
+        let fat = try await Self.run(["token", "fat", "--user-id", "alice", "--ttl", "120"])
         #expect(try await server.send(media, headers: ["fat": fat]).0 == 200)
-        let expiredFAT = try Self.run(["token", "fat", "--user-id", "alice", "--ttl", "1", "--now", "1000"])
+        let expiredFAT = try await Self.run(["token", "fat", "--user-id", "alice", "--ttl", "1", "--now", "1000"])
         #expect(try await server.send(media, headers: ["fat": expiredFAT]).0 == 403)
 
-        let user = try Self.run(["token", "user", "--user-id", "alice"])
-        let serverToken = try Self.run(["token", "server"])
+        let user = try await Self.run(["token", "user", "--user-id", "alice"])
+        let serverToken = try await Self.run(["token", "server"])
         #expect(try await server.send("/app?api_key=demo-key", headers: ["Authorization": serverToken]).0 == 200)
         #expect(try await server.send("/app?api_key=demo-key", headers: ["Authorization": user]).0 == 403)
-        let expiredUser = try Self.run(["token", "user", "--user-id", "alice", "--ttl", "5", "--now", "1000"])
+        let expiredUser = try await Self.run(["token", "user", "--user-id", "alice", "--ttl", "5", "--now", "1000"])
         #expect(try await server.send("/app?api_key=demo-key", headers: ["Authorization": expiredUser]).0 == 401)
     }
 
     @Test("keys prints the demo key pair and exports PEM files")
-    func keys() throws {
-        let printed = try Self.run(["keys"])
+    func keys() async throws {
+        let printed = try await Self.run(["keys"])
         #expect(printed.hasPrefix("K2JCJMDEHXQW5F active RSA\n-----BEGIN PUBLIC KEY-----"))
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mockcdn-keys-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        _ = try Self.run(["keys", "--export", folder.path])
+        _ = try await Self.run(["keys", "--export", folder.path])
         let exported = try String(
             contentsOf: folder.appendingPathComponent("K2JCJMDEHXQW5F.private.pem"),
             encoding: .utf8
@@ -183,33 +183,33 @@ struct HelperCommandTests {
             (["sign", "cloudfront", "http://127.0.0.1:8080/demo/x.jpg?w=1#frag"], "must not have a #fragment"),
         ]
     )
-    func badInput(_ arguments: [String], _ reason: String) throws {
-        let (status, stderr, _) = try ServeCommandTests.runToExit(arguments)
+    func badInput(_ arguments: [String], _ reason: String) async throws {
+        let (status, stderr, _) = try await ServeCommandTests.runToExit(arguments)
         #expect(status != 0)
         let firstLine = stderr.split(separator: "\n").first.map(String.init) ?? ""
         #expect(firstLine.contains(reason), "\(stderr)")
     }
 
     @Test("fixtures names the checkout's sample folders from its root, and refuses where there are none")
-    func fixtures() throws {
+    func fixtures() async throws {
         // A build folder has no share/mockcdn beside it: the checkout's Fixtures/ under the working directory.
         let root = FileManager.default.currentDirectoryPath
-        #expect(try Self.run(["fixtures"]) == root + "/Fixtures/media")
-        #expect(try Self.run(["fixtures", "keys"]) == root + "/Fixtures/keys")
-        #expect(try Self.run(["fixtures", "config"]) == root + "/Fixtures/config")
-        let (unknown, unknownError, _) = try ServeCommandTests.runToExit(["fixtures", "videos"])
+        #expect(try await Self.run(["fixtures"]) == root + "/Fixtures/media")
+        #expect(try await Self.run(["fixtures", "keys"]) == root + "/Fixtures/keys")
+        #expect(try await Self.run(["fixtures", "config"]) == root + "/Fixtures/config")
+        let (unknown, unknownError, _) = try await ServeCommandTests.runToExit(["fixtures", "videos"])
         #expect(unknown == 64 && unknownError.contains("media"), "\(unknownError)")
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("fixtures-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: empty) }
-        let (status, stderr, stdout) = try ServeCommandTests.runToExit(["fixtures", "keys"], in: empty)
+        let (status, stderr, stdout) = try await ServeCommandTests.runToExit(["fixtures", "keys"], in: empty)
         #expect(status == 64 && stdout.isEmpty, "\(stdout)")
         #expect(stderr.contains("no keys samples"), "\(stderr)")
     }
 
     @Test("every subcommand has help with examples", arguments: ["serve", "token", "sign", "keys", "fixtures"])
-    func help(_ command: String) throws {
-        let (status, _, stdout) = try ServeCommandTests.runToExit([command, "--help"])
+    func help(_ command: String) async throws {
+        let (status, _, stdout) = try await ServeCommandTests.runToExit([command, "--help"])
         #expect(status == 0)
         #expect(stdout.contains("USAGE: mockcdn \(command)"))
         if command != "serve" { #expect(stdout.contains("Examples:")) }
@@ -220,7 +220,7 @@ struct HelperCommandTests {
 struct AdminProtectionTests {
     @Test("off loopback the control routes need the printed admin token; health stays open")
     func generatedToken() async throws {
-        let server = try ServerProcess.start(["--host", "0.0.0.0"], bannerLines: 4)
+        let server = try await ServerProcess.start(["--host", "0.0.0.0"], bannerLines: 4)
         defer { server.stop() }
         #expect(server.lines.last?.hasPrefix("apps=demo fixtures=") == true, "\(server.lines)")
         let tokenLine = try #require(server.lines.first { $0.hasPrefix("admin_token=") })
@@ -239,21 +239,21 @@ struct AdminProtectionTests {
     @Test("a configured token is not printed, and loopback needs none")
     func configuredToken() async throws {
         let token = "configured-admin-token-0123456789"
-        let server = try ServerProcess.start(["--host", "0.0.0.0", "--admin-token", token])
+        let server = try await ServerProcess.start(["--host", "0.0.0.0", "--admin-token", token])
         defer { server.stop() }
         #expect(!server.lines.joined().contains(token))
         let base = server.baseURL.replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1")
         #expect(try await server.send(base + "/_mockcdn/clock", headers: ["Authorization": "Bearer " + token]).0 == 200)
         #expect(try await server.send(base + "/_mockcdn/clock").0 == 401)
 
-        let loopback = try ServerProcess.start([])
+        let loopback = try await ServerProcess.start([])
         defer { loopback.stop() }
         #expect(try await loopback.send("/_mockcdn/clock").0 == 200)
     }
 
     @Test("environment variables reach serve: a bad MOCKCDN_LOG_LEVEL stops it with the reason")
-    func environment() throws {
-        let (status, stderr, _) = try ServeCommandTests.runToExit(
+    func environment() async throws {
+        let (status, stderr, _) = try await ServeCommandTests.runToExit(
             ["serve", "--port", "0"],
             environment: ["MOCKCDN_LOG_LEVEL": "loud"]
         )

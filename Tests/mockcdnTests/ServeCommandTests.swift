@@ -1,4 +1,5 @@
 import Foundation
+import MockCDNPoolWatchdog
 import MockCDNServer
 import Testing
 
@@ -21,11 +22,20 @@ struct ServeCommandTests {
         return testBinary.deletingLastPathComponent().appendingPathComponent("mockcdn")
     }
 
-    /// Runs the binary until it exits (for arguments it must refuse); returns its status and stderr.
+    /// Runs the binary until it exits (for arguments it must refuse); returns its status and stderr. It waits
+    /// outside the cooperative pool.
     static func runToExit(
         _ arguments: [String],
         environment: [String: String] = [:],
         in directory: URL? = nil
+    ) async throws -> (status: Int32, stderr: String, stdout: String) {
+        try await outsidePool { try Self.runToExitBlocking(arguments, environment: environment, in: directory) }
+    }
+
+    private static func runToExitBlocking(
+        _ arguments: [String],
+        environment: [String: String],
+        in directory: URL?
     ) throws -> (status: Int32, stderr: String, stdout: String) {
         let process = Process()
         process.executableURL = Self.binary
@@ -56,8 +66,13 @@ struct ServeCommandTests {
         )
     }
 
-    /// Reads stdout line by line until `count` lines arrived or the pipe closed.
-    static func readLines(_ handle: FileHandle, count: Int) -> [String] {
+    /// Reads stdout line by line until `count` lines arrived or the pipe closed; it waits outside the
+    /// cooperative pool.
+    static func readLines(_ handle: FileHandle, count: Int) async throws -> [String] {
+        try await outsidePool { Self.readLinesBlocking(handle, count: count) }
+    }
+
+    private static func readLinesBlocking(_ handle: FileHandle, count: Int) -> [String] {
         var buffer = Data()
         while buffer.split(separator: UInt8(ascii: "\n")).count < count || buffer.last != UInt8(ascii: "\n") {
             let chunk = handle.availableData
@@ -77,7 +92,7 @@ struct ServeCommandTests {
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
-        let lines = Self.readLines(stdout.fileHandleForReading, count: 2)
+        let lines = try await Self.readLines(stdout.fileHandleForReading, count: 2)
         try #require(lines.count >= 2, "stdout was \(lines)")
         let prefix = "mockcdn ready on http://127.0.0.1:"
         try #require(lines[0].hasPrefix(prefix), "first line was \(lines[0])")
@@ -111,7 +126,7 @@ struct ServeCommandTests {
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        let lines = Self.readLines(stdout.fileHandleForReading, count: 2)
+        let lines = try await Self.readLines(stdout.fileHandleForReading, count: 2)
         let base = try #require(lines.first?.components(separatedBy: " on ").last)
 
         let secrets = [
@@ -141,7 +156,7 @@ struct ServeCommandTests {
             #expect([400, 401, 403].contains((response as? HTTPURLResponse)?.statusCode ?? 0), "\(method) \(path)")
         }
         kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        try await outsidePool { process.waitUntilExit() }
         let text = try String(contentsOf: log, encoding: .utf8)
         // The log is really there and at trace level, so its silence about secrets means something.
         #expect(text.contains("trace"))
@@ -151,8 +166,8 @@ struct ServeCommandTests {
     }
 
     @Test("--help lists exactly the settings of the table, each with its help, variable and default")
-    func helpFollowsTheTable() throws {
-        let (status, _, help) = try Self.runToExit(["serve", "--help"])
+    func helpFollowsTheTable() async throws {
+        let (status, _, help) = try await Self.runToExit(["serve", "--help"])
         #expect(status == 0)
         // ArgumentParser wraps lines; compare with whitespace collapsed.
         let flat = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
@@ -173,7 +188,7 @@ struct ServeCommandTests {
     }
 
     @Test("start-up errors are one line naming the setting: a busy port, no fixtures folder, no data directory")
-    func startupErrors() throws {
+    func startupErrors() async throws {
         let busy = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(busy) }
         var address = sockaddr_in()
@@ -208,7 +223,7 @@ struct ServeCommandTests {
                 "cannot open the data directory \(dataDirectory) (--data-dir): a folder above it is missing or is not a folder"
             ),
         ] {
-            let (status, stderr, _) = try Self.runToExit(["serve"] + arguments)
+            let (status, stderr, _) = try await Self.runToExit(["serve"] + arguments)
             #expect(status != 0)
             #expect(stderr.contains(message), "\(stderr)")
             #expect(
@@ -219,15 +234,15 @@ struct ServeCommandTests {
     }
 
     @Test("--version prints the version")
-    func version() throws {
-        let (status, _, stdout) = try Self.runToExit(["--version"])
+    func version() async throws {
+        let (status, _, stdout) = try await Self.runToExit(["--version"])
         #expect(status == 0)
         #expect(stdout == mockCDNVersion + "\n")
     }
 
     @Test("a port out of range exits non-zero with a reason")
-    func badPort() throws {
-        let (status, message, _) = try Self.runToExit(["serve", "--port", "70000"])
+    func badPort() async throws {
+        let (status, message, _) = try await Self.runToExit(["serve", "--port", "70000"])
         #expect(status != 0)
         #expect(message.contains("port must be 0...65535"), "\(message)")
     }
@@ -236,8 +251,8 @@ struct ServeCommandTests {
         "a public URL with a path, query or another scheme exits non-zero with a reason",
         arguments: ["http://127.0.0.1:8080/cdn", "ftp://example.com", "http://example.com/?a=b", "example.com"]
     )
-    func badPublicURL(_ url: String) throws {
-        let (status, message, _) = try Self.runToExit(["serve", "--port", "0", "--public-url", url])
+    func badPublicURL(_ url: String) async throws {
+        let (status, message, _) = try await Self.runToExit(["serve", "--port", "0", "--public-url", url])
         #expect(status != 0)
         #expect(message.contains("--public-url must be http(s)://HOST[:PORT]"), "\(message)")
     }
@@ -263,7 +278,7 @@ struct ServeConfigTests {
         generate.arguments = ["openssl", "genrsa", "-out", folder.appendingPathComponent("keys/acme.pem").path, "2048"]
         generate.standardError = Pipe()
         try generate.run()
-        generate.waitUntilExit()
+        try await outsidePool { generate.waitUntilExit() }
         try #require(generate.terminationStatus == 0)
         let yaml = """
             apps:
@@ -290,7 +305,7 @@ struct ServeConfigTests {
         process.standardOutput = stdout
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        let lines = ServeCommandTests.readLines(stdout.fileHandleForReading, count: 2)
+        let lines = try await ServeCommandTests.readLines(stdout.fileHandleForReading, count: 2)
         let base = try #require(lines.first?.replacingOccurrences(of: "mockcdn ready on ", with: ""))
         for (app, key) in [("demo", "K2JCJMDEHXQW5F"), ("acme", "KACME000000001")] {
             let (data, _) = try await URLSession.shared.data(from: URL(string: "\(base)/v1/apps/\(app)/keys")!)
@@ -303,7 +318,7 @@ struct ServeConfigTests {
 
     @Test("the shipped example config serves its two apps with their settings")
     func shippedExample() async throws {
-        let server = try ServerProcess.start(["--config", "Fixtures/config/example.yaml"])
+        let server = try await ServerProcess.start(["--config", "Fixtures/config/example.yaml"])
         defer { server.stop() }
         let (settings, acme) = try await server.send("/v1/apps/acme/settings")
         #expect(settings == 200)
@@ -353,12 +368,14 @@ struct ServeConfigTests {
             ),
         ]
     )
-    func malformed(yaml: String, reason: String) throws {
+    func malformed(yaml: String, reason: String) async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let config = folder.appendingPathComponent("bad.yaml")
         try yaml.write(to: config, atomically: true, encoding: .utf8)
-        let (status, message, _) = try ServeCommandTests.runToExit(["serve", "--port", "0", "--config", config.path])
+        let (status, message, _) = try await ServeCommandTests.runToExit([
+            "serve", "--port", "0", "--config", config.path,
+        ])
         #expect(status != 0)
         #expect(message.contains(config.path) || reason.hasPrefix("app id"), "\(message)")
         #expect(message.contains(reason), "\(message)")

@@ -30,7 +30,7 @@ public final class LocalBucketDirectory: BucketDirectory {
     }
 
     public func insert(_ record: BucketRecord) async throws -> BucketRecord? {
-        try self.change { records in
+        try await self.change { records in
             if let kept = records[record.name] { return kept }
             records[record.name] = record
             return nil
@@ -38,15 +38,23 @@ public final class LocalBucketDirectory: BucketDirectory {
     }
 
     public func remove(_ name: String) async throws {
-        try self.change { $0[name] = nil }
+        try await self.change { $0[name] = nil }
     }
 
     public func removeAll() async throws {
-        try self.change { $0.removeAll() }
+        try await self.change { $0.removeAll() }
     }
 
-    /// Changes the records and, with a file, writes them before anyone sees the change.
-    private func change<Result>(_ body: (inout [String: BucketRecord]) -> Result) throws -> Result {
+    /// Changes the records and, with a file, writes them before anyone sees the change; with a file, on NIO's
+    /// thread pool (`BlockingWork`).
+    private func change<Result: Sendable>(
+        _ body: @escaping @Sendable (inout [String: BucketRecord]) -> Result
+    ) async throws -> Result {
+        guard self.file != nil else { return try self.changeNow(body) }
+        return try await BlockingWork.run { try self.changeNow(body) }
+    }
+
+    private func changeNow<Result>(_ body: (inout [String: BucketRecord]) -> Result) throws -> Result {
         try self.records.withLock { records in
             var changed = records
             let result = body(&changed)

@@ -237,9 +237,9 @@ public final class VariantCache: Sendable {
 
     /// Forgets every variant of `object`, in memory and on disk; a render of it still running will not be
     /// kept when it finishes.
-    public func drop(object: String) {
+    public func drop(object: String) async {
         let filePrefix = Self.objectHash(object) + "-"
-        self.state.withLock { state in
+        await self.withFiles { state in
             for key in state.keysByObject.removeValue(forKey: object) ?? [] {
                 if let entry = state.entries.removeValue(forKey: key) {
                     state.bytes -= Self.memoryCost(of: entry.variant, key: key)
@@ -259,8 +259,8 @@ public final class VariantCache: Sendable {
     }
 
     /// Forgets everything (`/_mockcdn/reset`); renders still running will not be kept when they finish.
-    public func removeAll() {
-        self.state.withLock { state in
+    public func removeAll() async {
+        await self.withFiles { state in
             state.entries = [:]
             state.keysByObject = [:]
             state.bytes = 0
@@ -285,14 +285,15 @@ public final class VariantCache: Sendable {
     ) async throws -> ImageVariant {
         do {
             if let storedSize, let folder = self.directory {
-                if let stored = Self.readFile(folder.appendingPathComponent(fileName).path, size: storedSize) {
+                let path = folder.appendingPathComponent(fileName).path
+                if let stored = await self.onFileThread({ Self.readFile(path, size: storedSize) }) {
                     self.onLookup(true)
-                    self.commit(stored, key: key, fileName: fileName, id: id, source: .disk)
+                    await self.commit(stored, key: key, fileName: fileName, id: id, source: .disk)
                     return stored
                 }
                 // Damaged or changed outside the cache: forget it and render afresh. Unless this render was
                 // dropped: then the file may already be a newer render's.
-                self.state.withLock { state in
+                await self.withFiles { state in
                     if state.inFlight[key]?.id == id { self.removeFile(fileName, from: &state) }
                 }
             }
@@ -305,8 +306,8 @@ public final class VariantCache: Sendable {
                 variant = try await render()
                 await self.shared?.save(variant, as: fileName)
             }
-            let temporary = self.writeTemporaryFile(variant)
-            self.commit(
+            let temporary = await self.onFileThread { self.writeTemporaryFile(variant) }
+            await self.commit(
                 variant,
                 key: key,
                 fileName: fileName,
@@ -325,16 +326,16 @@ public final class VariantCache: Sendable {
     /// Stores a finished render in memory and, renamed into place, on disk; or, when `drop(object:)` or
     /// `removeAll()` took the render out of `inFlight` meanwhile, only removes its temporary file.
     ///
-    /// The rename and unlinks run under the lock (each one fast system call), so the files change in the
-    /// same order as the index: a drop can never miss a file that a render is moving into place.
+    /// The rename and unlinks run under the lock, so the files change in the same order as the index: a drop
+    /// can never miss a file that a render is moving into place.
     private func commit(
         _ variant: ImageVariant,
         key: Key,
         fileName: String,
         id: UInt64,
         source: Source
-    ) {
-        self.state.withLock { state in
+    ) async {
+        await self.withFiles { state in
             guard state.inFlight[key]?.id == id else {
                 if case .rendered(let temporary?) = source { unlink(temporary) }
                 return
@@ -351,6 +352,19 @@ public final class VariantCache: Sendable {
             }
             self.storeInMemory(variant, key: key, fileName: fileName, state: &state)
         }
+    }
+
+    /// Runs `body` under the lock; with a folder, on NIO's thread pool, since the renames and unlinks it may
+    /// make can block, and the cooperative pool that awaits it has as few threads as the machine has cores.
+    private func withFiles<Result: Sendable>(_ body: @escaping @Sendable (inout State) -> Result) async -> Result {
+        await self.onFileThread { self.state.withLock { body(&$0) } }
+    }
+
+    /// Runs file work on NIO's thread pool when the cache has a folder (`BlockingWork`); in place without one,
+    /// where there is no file to touch.
+    private func onFileThread<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
+        guard self.directory != nil else { return work() }
+        return await BlockingWork.run(work)
     }
 
     private func storeInMemory(

@@ -104,7 +104,7 @@ public final class DiskObjectStore: ObjectStore {
             // The blob's name must be durable before any metadata names it.
             try await Self.synchronizeDirectory(self.blobs)
             try await Self.writeSynchronized(try Self.encode(record), to: metaTemporary)
-            let replaced = try self.commit(key) { index in
+            let replaced = try await self.commit { index in
                 try Self.renameFile(metaTemporary, to: self.metaPath(for: key))
                 defer { index[key] = record }
                 return index[key]
@@ -187,12 +187,13 @@ public final class DiskObjectStore: ObjectStore {
         _ key: ObjectKey,
         _ change: (inout ObjectMetadata) -> Void
     ) async throws -> ObjectMetadata {
-        guard var record = self.index.withLock({ $0[key] }) else { throw MockCDNError.objectNotFound }
-        change(&record.metadata)
+        guard var changed = self.index.withLock({ $0[key] }) else { throw MockCDNError.objectNotFound }
+        change(&changed.metadata)
+        let record = changed
         let metaTemporary = self.temporary.appending(Self.newIdentifier() + ".json")
         do {
             try await Self.writeSynchronized(try Self.encode(record), to: metaTemporary)
-            try self.commit(key) { index in
+            try await self.commit { index in
                 // A put or delete that committed meanwhile wins; this edit was for the object it replaced.
                 guard index[key]?.blob == record.blob else { throw MockCDNError.objectNotFound }
                 try Self.renameFile(metaTemporary, to: self.metaPath(for: key))
@@ -208,7 +209,7 @@ public final class DiskObjectStore: ObjectStore {
 
     @discardableResult
     public func delete(_ key: ObjectKey) async throws -> Bool {
-        let removed = try self.commit(key) { index -> Record? in
+        let removed = try await self.commit { index -> Record? in
             guard let record = index[key] else { return nil }
             // Unlinking the metadata is the commit; the blob is only garbage after that.
             guard unlink(self.metaPath(for: key).string) == 0 || errno == ENOENT else {
@@ -270,13 +271,13 @@ public final class DiskObjectStore: ObjectStore {
     /// Opens a folder of the store without following a symbolic link in its place.
     static let directoryOptions = OpenOptions.Directory(followSymbolicLinks: false, closeOnExec: true)
 
-    /// Runs a commit step (a rename or unlink, both fast system calls) while holding the index lock, so the
-    /// index and the metadata files change in the same order under concurrent writers of one key.
-    private func commit<Result>(
-        _ key: ObjectKey,
-        _ body: (inout OrderedIndex<Record>) throws -> Result
-    ) throws -> Result {
-        try self.index.withLock { try body(&$0) }
+    /// Runs a commit step (a rename or unlink) while holding the index lock, so the index and the metadata
+    /// files change in the same order under concurrent writers of one key. It runs on NIO's thread pool
+    /// (`BlockingWork`): a file system call can block (a journal commit, a slow disk).
+    private func commit<Result: Sendable>(
+        _ body: @escaping @Sendable (inout OrderedIndex<Record>) throws -> Result
+    ) async throws -> Result {
+        try await BlockingWork.run { try self.index.withLock { try body(&$0) } }
     }
 
     private func metaPath(for key: ObjectKey) -> FilePath {

@@ -1,4 +1,5 @@
 import Foundation
+import MockCDNCore
 
 /// Files shipped with the server target (`Sources/MockCDNServer/Resources`), found without SwiftPM's
 /// `Bundle.module`, which stops the process when its bundle is missing: a binary copied away from its
@@ -22,6 +23,11 @@ enum ServerResources {
         }
         return nil
     }()
+
+    /// The bytes of a resource, or nil when it is not installed; read on NIO's thread pool, for a request.
+    static func read(_ name: String) async -> Data? {
+        await BlockingWork.run { Self.data(name) }
+    }
 
     /// The bytes of a resource, or nil when it is not installed.
     static func data(_ name: String) -> Data? {

@@ -42,9 +42,10 @@ struct FixtureLoader: Sendable {
     @discardableResult
     func load(into store: any ObjectStore, clock: MockClock, app: MediaApp) async throws -> [ObjectKey] {
         var keys: [ObjectKey] = []
-        for name in try self.fileNames() {
+        // The folder's listing and each file's read run on NIO's thread pool (`BlockingWork`).
+        for name in try await BlockingWork.run({ try self.fileNames() }) {
             let path = self.directory + "/" + name
-            guard let data = FileManager.default.contents(atPath: path) else {
+            guard let data = await BlockingWork.run({ FileManager.default.contents(atPath: path) }) else {
                 throw MockCDNError.storageFailure("cannot read fixture \(path)")
             }
             let key = try ObjectKey("\(app.id)/fixtures/\(UploadPolicy.sanitizedFileName(name))")

@@ -67,7 +67,7 @@ struct IndexController {
             )
         }
         control.get("openapi.yaml") { _, _ in
-            guard let document = ServerResources.data("openapi.yaml") else {
+            guard let document = await ServerResources.read("openapi.yaml") else {
                 throw HTTPError(.notFound, message: "openapi.yaml is not installed next to the mockcdn binary")
             }
             return Response(

@@ -1,4 +1,5 @@
 import CMockCDNMemory
+import MockCDNCore
 import ServiceLifecycle
 import Synchronization
 
@@ -58,7 +59,8 @@ final class IdleMemoryTrim: Service, Sendable {
                 quiet += self.tick
                 if quiet >= self.quietPeriod, trimmedAt != count {
                     trimmedAt = count
-                    self.trim()
+                    // A trim takes each arena's lock in turn: NIO's thread pool waits for them.
+                    await BlockingWork.run(self.trim)
                 }
             }
         }

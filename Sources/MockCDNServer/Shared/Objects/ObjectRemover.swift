@@ -20,7 +20,7 @@ struct ObjectRemover: Sendable {
         if found == nil { found = try await self.store.metadata(for: key) }
         guard let found else { return false }
         try await self.store.delete(key)
-        self.variants.drop(object: key.rawValue)
+        await self.variants.drop(object: key.rawValue)
         await self.posters.deletePoster(of: found)
         return true
     }

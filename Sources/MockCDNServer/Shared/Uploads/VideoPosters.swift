@@ -134,13 +134,31 @@ struct VideoPosters: Sendable {
     ) async throws -> Result {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent(self.temporaryPrefix + UUID().uuidString.lowercased())
-        try FileManager.default.createDirectory(
-            at: folder,
-            withIntermediateDirectories: false,
-            attributes: [.posixPermissions: 0o700]
-        )
-        defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("video").path
+        // Every file call runs on NIO's thread pool (`BlockingWork`).
+        try await BlockingWork.run {
+            try FileManager.default.createDirectory(
+                at: folder,
+                withIntermediateDirectories: false,
+                attributes: [.posixPermissions: 0o700]
+            )
+        }
+        do {
+            let result = try await self.withFile(at: path, copyOf: key, body)
+            try? await BlockingWork.run { try FileManager.default.removeItem(at: folder) }
+            return result
+        } catch {
+            try? await BlockingWork.run { try FileManager.default.removeItem(at: folder) }
+            throw error
+        }
+    }
+
+    /// Copies an object to a new file at `path` (mode 0600) and runs `body` with the path.
+    private func withFile<Result: Sendable>(
+        at path: String,
+        copyOf key: ObjectKey,
+        _ body: (String) async throws -> Result
+    ) async throws -> Result {
         let pool = NIOThreadPool.singleton
         let descriptor = try await pool.runIfActive {
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
