@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MockCDNCore
+import MockCDNPoolWatchdog
 import MockCDNTesting
 import NIOCore
 import Testing
@@ -564,13 +565,7 @@ enum RawHTTP {
     /// The answers to `reads`, read on a thread of their own: a blocking read on one of Swift's cooperative
     /// threads, of which a small machine has two, could starve the server it waits for.
     static func exchange(port: Int, _ reads: [FastReadTests.Read], pipelined: Bool = false) async throws -> [RawReply] {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(
-                    with: Result { try Self.blockingExchange(port: port, reads, pipelined: pipelined).replies }
-                )
-            }.start()
-        }
+        try await outsidePool { try Self.blockingExchange(port: port, reads, pipelined: pipelined).replies }
     }
 
     /// The answers to `reads` sent one at a time, `pause` seconds apart, on one connection; then whether the
@@ -581,21 +576,15 @@ enum RawHTTP {
         pause: TimeInterval,
         idle: TimeInterval
     ) async throws -> (replies: [RawReply], closed: Bool) {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(
-                    with: Result {
-                        let (replies, closed) = try Self.blockingExchange(
-                            port: port,
-                            reads,
-                            pipelined: false,
-                            pause: pause,
-                            idle: idle
-                        )
-                        return (replies, closed ?? false)
-                    }
-                )
-            }.start()
+        try await outsidePool {
+            let (replies, closed) = try Self.blockingExchange(
+                port: port,
+                reads,
+                pipelined: false,
+                pause: pause,
+                idle: idle
+            )
+            return (replies, closed ?? false)
         }
     }
 

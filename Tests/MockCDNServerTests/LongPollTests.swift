@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MockCDNCore
+import MockCDNPoolWatchdog
 import MockCDNTesting
 import Testing
 
@@ -158,21 +159,15 @@ final class PollSocket: @unchecked Sendable {
     /// server).
     func reply() async throws -> RawReply {
         let socket = self.socket
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(
-                    with: Result {
-                        var buffer = Data()
-                        while true {
-                            if let reply = try RawHTTP.parse(&buffer, head: false) { return reply }
-                            var chunk = [UInt8](repeating: 0, count: 65536)
-                            let count = recv(socket, &chunk, chunk.count, 0)
-                            guard count > 0 else { throw RawHTTP.Failure(description: "no answer") }
-                            buffer.append(contentsOf: chunk[..<count])
-                        }
-                    }
-                )
-            }.start()
+        return try await outsidePool {
+            var buffer = Data()
+            while true {
+                if let reply = try RawHTTP.parse(&buffer, head: false) { return reply }
+                var chunk = [UInt8](repeating: 0, count: 65536)
+                let count = recv(socket, &chunk, chunk.count, 0)
+                guard count > 0 else { throw RawHTTP.Failure(description: "no answer") }
+                buffer.append(contentsOf: chunk[..<count])
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MockCDNPoolWatchdog
 
 #if canImport(Glibc)
 import Glibc
@@ -29,13 +30,7 @@ enum RawSocket {
         pipelined: Bool = false,
         heads: Set<Int> = []
     ) async throws -> [RawReply] {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(
-                    with: Result { try Self.blockingExchange(port: port, messages, pipelined: pipelined, heads: heads) }
-                )
-            }.start()
-        }
+        try await outsidePool { try Self.blockingExchange(port: port, messages, pipelined: pipelined, heads: heads) }
     }
 
     private static func blockingExchange(
