@@ -133,7 +133,7 @@ func addSurfaces(
         clock: services.clock,
         links: services.links,
         uploads: services.uploads,
-        hooks: services.vendorHooks
+        hooks: services.cometChatHooks
     )
     let s3 = S3API(
         apps: services.apps,
@@ -155,7 +155,7 @@ func addSurfaces(
         variants: services.variants,
         uploads: services.uploads,
         posters: services.posters,
-        hooks: services.vendorHooks
+        hooks: services.streamHooks
     ).addRoutes(to: router)
     cometChat.addRoutes(to: router)
     s3.addRoutes(to: router)

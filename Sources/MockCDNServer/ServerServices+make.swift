@@ -75,6 +75,20 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
     let faults = FaultInjector()
     let listener = OwnListener(host: configuration.host, port: configuration.port, publicURL: configuration.publicURL)
     try checkTargets(configuration, against: listener)
+    let streamSettings = try configuredWebhooks(
+        StreamWebhookSettings.self,
+        of: "stream",
+        in: configuration,
+        checked: StreamWebhookSettings.configured,
+        refusal: { $0.ownListenerRefusal(listener) }
+    )
+    let cometChatWebhooks = try configuredWebhooks(
+        [CometChatWebhook].self,
+        of: "cometchat",
+        in: configuration,
+        checked: CometChatWebhook.configured,
+        refusal: { CometChatWebhook.ownListenerRefusal($0, listener) }
+    )
     let events = ObjectEvents(
         apps: apps,
         clock: configuration.clock,
@@ -87,6 +101,19 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
     let links = LinkSigner(
         base: configuration.publicURL ?? "http://\(hostForURL(configuration.host)):\(configuration.port)"
     )
+    let streamHooks = StreamWebhooks(
+        clock: configuration.clock,
+        store: eventing,
+        links: links,
+        listener: listener,
+        configured: streamSettings
+    )
+    let cometChatHooks = CometChatWebhooks(
+        clock: configuration.clock,
+        links: links,
+        listener: listener,
+        configured: cometChatWebhooks
+    )
     return ServerServices(
         apps: apps,
         store: eventing,
@@ -94,13 +121,15 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
         events: events,
         vendorHooks: VendorWebhooks(
             apps: apps,
-            clock: configuration.clock,
             store: eventing,
-            links: links,
             deliveries: events.deliveries,
-            listener: listener,
-            configured: configuration.webhooks
+            vendors: [
+                .init(name: "stream", hook: streamHooks),
+                .init(name: "cometchat", hook: cometChatHooks),
+            ]
         ),
+        streamHooks: streamHooks,
+        cometChatHooks: cometChatHooks,
         clock: configuration.clock,
         state: s3.map { S3AppState(client: $0.client) } ?? LocalAppState(),
         links: links,
@@ -136,9 +165,39 @@ private func checkTargets(_ configuration: ServerConfiguration, against listener
             throw MockCDNError.invalidConfiguration("app \(app): notifications: \(refusal)")
         }
     }
-    for (app, hooks) in configuration.webhooks.sorted(by: { $0.key < $1.key }) {
-        if let refusal = hooks.ownListenerRefusal(listener) {
-            throw MockCDNError.invalidConfiguration("app \(app): webhooks: \(refusal)")
+}
+
+/// One vendor's section of the config file's webhooks (`apps[].webhooks.stream`, `.cometchat`), read as the
+/// surface's own type and checked as its set-up routes check it.
+///
+/// - Parameters:
+///   - type: the section's type.
+///   - vendor: the section's name.
+///   - configuration: the server's configuration, naming the file.
+///   - checked: the surface's check, which gives what it keeps.
+///   - refusal: why a checked section may not be delivered to (a URL on MockCDN's own control routes), or nil.
+/// - Returns: each app's checked section, by app id.
+/// - Throws: `MockCDNError.invalidConfiguration` naming the app and the member.
+private func configuredWebhooks<Section: Decodable, Checked>(
+    _ type: Section.Type,
+    of vendor: String,
+    in configuration: ServerConfiguration,
+    checked: (Section) throws -> Checked,
+    refusal: (Checked) -> String?
+) throws -> [String: Checked] {
+    guard let path = configuration.configurationFile else { return [:] }
+    var sections: [String: Checked] = [:]
+    for (app, section) in try ConfigurationFile.webhooks(type, of: vendor, from: path).sorted(by: { $0.key < $1.key }) {
+        let kept: Checked
+        do {
+            kept = try checked(section)
+        } catch let error as any CategorizedError {
+            throw MockCDNError.invalidConfiguration("\(path): app \(app): webhooks: \(error.publicMessage)")
         }
+        if let refusal = refusal(kept) {
+            throw MockCDNError.invalidConfiguration("app \(app): webhooks: \(vendor): \(refusal)")
+        }
+        sections[app] = kept
     }
+    return sections
 }

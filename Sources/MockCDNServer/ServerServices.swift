@@ -14,8 +14,12 @@ struct ServerServices: Sendable {
     let backingStore: any ObjectStore
     /// Upload events: the queue, the targets, the webhook deliveries.
     let events: ObjectEvents
-    /// Vendor-shaped webhooks: Stream's and CometChat's settings, sent through the events' deliveries.
+    /// Vendor-shaped webhooks on demand, sent through the events' deliveries by each vendor's hook.
     let vendorHooks: VendorWebhooks
+    /// Stream's webhook settings (`PATCH /app`).
+    let streamHooks: StreamWebhooks
+    /// CometChat's webhooks (its management routes).
+    let cometChatHooks: CometChatWebhooks
     let clock: MockClock
     /// Channel members and `PATCH /app` settings: in the process, or in the bucket with the S3 store.
     let state: any AppState

@@ -230,7 +230,7 @@ struct ContractBehavioursTests {
         ),
         // S3
         .init(
-            entry: .init(id: "r22", method: "PUT", path: "/demo/b/c.txt", credential: .s3HeaderSigV4, status: 200),
+            entry: .init(id: "r22", method: "PUT", path: "/demo/b/c.txt", credential: .headerSigV4, status: 200),
             rows: ["s3.credential.header-sigv4"]
         ),
         .init(
@@ -238,7 +238,7 @@ struct ContractBehavioursTests {
                 id: "r23",
                 method: "PUT",
                 path: "/demo/b/c.exe",
-                credential: .s3HeaderSigV2,
+                credential: .headerSigV2,
                 status: 415,
                 reason: "UnsupportedMediaType: no"
             ),
@@ -256,7 +256,7 @@ struct ContractBehavioursTests {
             rows: ["s3.refused.tampered", "s3.status.403"]
         ),
         .init(
-            entry: .init(id: "r25", method: "POST", path: "/demo", credential: .s3PostPolicy, status: 204),
+            entry: .init(id: "r25", method: "POST", path: "/demo", credential: .postPolicy, status: 204),
             rows: ["s3.credential.post-policy"]
         ),
         // Faults: a status fault stands in for the route, so only its fault row counts.

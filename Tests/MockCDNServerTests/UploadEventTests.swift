@@ -128,7 +128,7 @@ struct UploadEventTests {
     func signature() {
         let body = Array("what do ya want for nothing?".utf8)
         #expect(
-            WebhookDeliveries.signature(of: body, secret: "Jefe")
+            WebhookSignature.hex(of: body, secret: "Jefe")
                 == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         )
     }

@@ -153,24 +153,24 @@ struct VendorWebhookTests {
         ] as [(Int, String, Int?, Int?)]
     )
     func streamRetry(attempt: Int, outcome: String, status: Int?, delay: Int?) {
-        #expect(VendorDeliveryPlans.streamRetry(attempt: attempt, outcome: outcome, status: status) == delay)
+        #expect(StreamDeliveryPlan.retry(attempt: attempt, outcome: outcome, status: status) == delay)
     }
 
     @Test("CometChat retries at +10 s and +30 s with retryOnFailure, and never without")
     func cometChatRetry() {
         var hook = CometChatWebhook(id: "w", name: "w", webhookURL: "http://h/x", retryOnFailure: true)
-        let on = VendorDeliveryPlans.cometChat(body: [], webhook: hook)
+        let on = CometChatDeliveryPlan.plan(body: [], webhook: hook)
         #expect((1...3).map { on.retry($0, "failed", 500) } == [10, 30, nil])
         #expect(on.timeout == .seconds(2))
         hook.retryOnFailure = false
-        let off = VendorDeliveryPlans.cometChat(body: [], webhook: hook)
+        let off = CometChatDeliveryPlan.plan(body: [], webhook: hook)
         #expect(off.retry(1, "timeout", nil) == nil)
     }
 
     @Test("Stream's headers: a stable X-Webhook-Id, the attempt, the key, and the signature over the plain body")
     func streamHeaders() throws {
         let body = Array("what do ya want for nothing?".utf8)
-        let plan = VendorDeliveryPlans.stream(body: body, webhookID: "id-1", apiKey: "k", secret: "Jefe", gzip: true)
+        let plan = StreamDeliveryPlan.plan(body: body, webhookID: "id-1", apiKey: "k", secret: "Jefe", gzip: true)
         let first = Dictionary(uniqueKeysWithValues: plan.headers("d1", 1).map { ($0.name, $0.value) })
         let second = Dictionary(uniqueKeysWithValues: plan.headers("d1", 2).map { ($0.name, $0.value) })
         #expect(first["X-Webhook-Id"] == "id-1" && second["X-Webhook-Id"] == "id-1")

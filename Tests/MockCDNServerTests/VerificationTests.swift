@@ -161,7 +161,7 @@ struct VerificationTests {
                 status: 403,
                 reason: "AccessDenied: Signature does not match"
             ),
-            Self.record(6, "PUT", path: "/nowhere", credential: .s3HeaderSigV4, status: 500),
+            Self.record(6, "PUT", path: "/nowhere", credential: .headerSigV4, status: 500),
         ]
         let document = try Self.decode(
             #"{"expectations":[{"method":"GET","path":"/demo/*.jpg","credential":"fat-header","status":200}]}"#

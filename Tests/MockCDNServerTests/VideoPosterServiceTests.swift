@@ -188,6 +188,8 @@ extension ServerServices {
             backingStore: store,
             events: self.events,
             vendorHooks: self.vendorHooks,
+            streamHooks: self.streamHooks,
+            cometChatHooks: self.cometChatHooks,
             clock: self.clock,
             state: self.state,
             links: self.links,

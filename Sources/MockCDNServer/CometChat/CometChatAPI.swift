@@ -11,7 +11,7 @@ struct CometChatAPI {
     let links: LinkSigner
     let uploads: UploadReceiver
     /// The app's webhooks that the management routes set.
-    let hooks: VendorWebhooks
+    let hooks: CometChatWebhooks
 
     /// The FAT as a media read credential.
     static let readCheck = FATReadCheck()

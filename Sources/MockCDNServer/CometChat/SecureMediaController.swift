@@ -53,7 +53,7 @@ struct SecureMediaController {
         let app = try self.auth.app(context)
         let files = try await self.uploads.state.uploadConfig(.file, app: app)
         return SettingsResponse(
-            securedMediaHost: LinkSigner.authority(of: self.links.base(for: request)),
+            securedMediaHost: HostAuthority.of(self.links.base(for: request)),
             fatParameterName: FATCredential.parameterName,
             fatHeaderName: FATCredential.headerName.canonicalName,
             presignedURLTTL: app.configuration.presignTTL,
@@ -191,7 +191,7 @@ struct SecureMediaController {
             throw CometChatError.invalidURL("url must be an absolute http or https URL")
         }
         let base = self.links.base(for: request)
-        let mediaHosts = [LinkSigner.authority(of: base), LinkSigner.authority(of: self.links.baseURL)]
+        let mediaHosts = [HostAuthority.of(base), HostAuthority.of(self.links.baseURL)]
         guard mediaHosts.contains(url.authority) else {
             throw CometChatError.invalidURL("url is not on this media host (\(mediaHosts[0]))")
         }

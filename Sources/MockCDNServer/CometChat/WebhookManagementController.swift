@@ -10,7 +10,7 @@ import MockCDNCore
 struct WebhookManagementController {
     let apps: AppRegistry
     let clock: MockClock
-    let hooks: VendorWebhooks
+    let hooks: CometChatWebhooks
 
     static let keyHeader = HTTPField.Name("key")!
     static let secretHeader = HTTPField.Name("secret")!
@@ -73,7 +73,7 @@ struct WebhookManagementController {
 
     func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let app = try self.authorised(request, context: context)
-        let body = try await Self.decode(request, WebhookBody.self, shape: Self.webhookShape)
+        let body = try await request.decodeJSONBody(WebhookBody.self, shape: Self.webhookShape)
         let now = self.clock.unixSeconds
         let hook = CometChatWebhook(
             id: body.id ?? "",
@@ -89,13 +89,13 @@ struct WebhookManagementController {
             updatedAt: now
         )
         try self.validate(hook)
-        try self.hooks.changeCometChatWebhooks(of: app.id) { hooks in
+        try self.hooks.change(of: app.id) { hooks in
             guard !hooks.contains(where: { $0.id == hook.id }) else {
                 throw CometChatError.badRequest("a webhook with id \(hook.id) already exists")
             }
-            guard hooks.count < VendorWebhooks.maximumCometChatWebhooks else {
+            guard hooks.count < CometChatWebhooks.maximumWebhooks else {
                 throw CometChatError.badRequest(
-                    "an app has at most \(VendorWebhooks.maximumCometChatWebhooks) webhooks"
+                    "an app has at most \(CometChatWebhooks.maximumWebhooks) webhooks"
                 )
             }
             hooks.append(hook)
@@ -108,7 +108,7 @@ struct WebhookManagementController {
         let query = context.query(of: request)
         let perPage = min(max(Int(query.first("perPage") ?? "") ?? 100, 1), 1000)
         let search = query.first("searchKey") ?? ""
-        let all = self.hooks.cometChatWebhooks(of: app.id).filter {
+        let all = self.hooks.webhooks(of: app.id).filter {
             search.isEmpty || $0.id.localizedCaseInsensitiveContains(search)
                 || $0.name.localizedCaseInsensitiveContains(search)
         }
@@ -136,9 +136,9 @@ struct WebhookManagementController {
     func update(_ request: Request, context: AppRequestContext) async throws -> Response {
         let app = try self.authorised(request, context: context)
         let id = try context.parameters.require("webhook")
-        let body = try await Self.decode(request, WebhookBody.self, shape: Self.webhookShape)
+        let body = try await request.decodeJSONBody(WebhookBody.self, shape: Self.webhookShape)
         let now = self.clock.unixSeconds
-        let updated: CometChatWebhook = try self.hooks.changeCometChatWebhooks(of: app.id) { hooks in
+        let updated: CometChatWebhook = try self.hooks.change(of: app.id) { hooks in
             guard let index = hooks.firstIndex(where: { $0.id == id }) else {
                 throw CometChatError.notFound("no webhook \(id.prefix(64))")
             }
@@ -161,7 +161,7 @@ struct WebhookManagementController {
     func remove(_ request: Request, context: AppRequestContext) throws -> Response {
         let app = try self.authorised(request, context: context)
         let id = try context.parameters.require("webhook")
-        try self.hooks.changeCometChatWebhooks(of: app.id) { hooks in
+        try self.hooks.change(of: app.id) { hooks in
             guard hooks.contains(where: { $0.id == id }) else {
                 throw CometChatError.notFound("no webhook \(id.prefix(64))")
             }
@@ -173,8 +173,7 @@ struct WebhookManagementController {
     func changeTriggers(_ request: Request, context: AppRequestContext, adding: Bool) async throws -> Response {
         let app = try self.authorised(request, context: context)
         let id = try context.parameters.require("webhook")
-        let body = try await Self.decode(
-            request,
+        let body = try await request.decodeJSONBody(
             TriggersBody.self,
             shape: .object(["triggerIds": .list(.value)])
         )
@@ -184,7 +183,7 @@ struct WebhookManagementController {
         for trigger in triggers where !CometChatWebhook.knownTriggers.contains(trigger) {
             throw CometChatError.badRequest("\(trigger.prefix(64)) is not a CometChat trigger (such as message_sent)")
         }
-        try self.hooks.changeCometChatWebhooks(of: app.id) { hooks in
+        try self.hooks.change(of: app.id) { hooks in
             guard let index = hooks.firstIndex(where: { $0.id == id }) else {
                 throw CometChatError.notFound("no webhook \(id.prefix(64))")
             }
@@ -239,7 +238,7 @@ struct WebhookManagementController {
 
     private func webhook(_ context: AppRequestContext, app: MediaApp) throws -> CometChatWebhook {
         let id = try context.parameters.require("webhook")
-        guard let hook = self.hooks.cometChatWebhooks(of: app.id).first(where: { $0.id == id }) else {
+        guard let hook = self.hooks.webhooks(of: app.id).first(where: { $0.id == id }) else {
             throw CometChatError.notFound("no webhook \(id.prefix(64))")
         }
         return hook
@@ -247,25 +246,9 @@ struct WebhookManagementController {
 
     /// Checks a webhook's members, and that its URL is not one of MockCDN's own control routes.
     private func validate(_ hook: CometChatWebhook) throws {
-        do {
-            try hook.validate()
-        } catch {
-            throw CometChatError.badRequest(error.message)
-        }
+        try hook.validate()
         if let refusal = self.hooks.listener.refusal(of: hook.webhookURL, member: "webhookURL") {
             throw CometChatError.badRequest(refusal)
-        }
-    }
-
-    private static func decode<Value: Decodable>(
-        _ request: Request,
-        _ type: Value.Type,
-        shape: MemberShape
-    ) async throws -> Value {
-        do {
-            return try await request.decodeJSONBody(type, shape: shape)
-        } catch {
-            throw CometChatError.badRequest(error.message)
         }
     }
 

@@ -73,10 +73,9 @@ public struct ConfigurationFile: Decodable, Sendable {
         let fileUploadConfig: UploadConfig?
         let imageUploadConfig: UploadConfig?
         let notifications: NotificationConfiguration?
-        let webhooks: VendorWebhookConfiguration?
 
         enum CodingKeys: String, CodingKey {
-            case keys, region, notifications, webhooks
+            case keys, region, notifications
             case appID = "app_id"
             case apiKey = "api_key"
             case apiSecret = "api_secret"
@@ -112,7 +111,7 @@ public struct ConfigurationFile: Decodable, Sendable {
             "media_url_access": .value, "presigned_url_ttl": .value, "upload_url_ttl": .value,
             "upload_stall_timeout": .value, "s3_size_limit": .value, "keys": .list(key),
             "file_upload_config": uploadConfig, "image_upload_config": uploadConfig,
-            "notifications": NotificationConfiguration.shape, "webhooks": VendorWebhookConfiguration.shape,
+            "notifications": NotificationConfiguration.shape, "webhooks": Self.webhooksShape,
         ])
         let server = MemberShape.object(
             Dictionary(uniqueKeysWithValues: ServeSetting.all.filter { $0.configKey != nil }.map { ($0.name, .value) })
@@ -301,28 +300,58 @@ public struct ConfigurationFile: Decodable, Sendable {
         return configurations
     }
 
-    /// Reads the apps' vendor webhooks (`apps[].webhooks`), checked.
+    /// Reads one vendor's section of the apps' vendor webhooks (`apps[].webhooks.stream`,
+    /// `apps[].webhooks.cometchat`) as the type of the surface that owns it, which checks it.
     ///
-    /// - Parameter path: the YAML file.
-    /// - Returns: each app's webhooks, by app id; apps without any are absent.
-    /// - Throws: `MockCDNError.invalidConfiguration` naming the file, the app and the bad member.
-    static func webhooks(from path: String) throws -> [String: VendorWebhookConfiguration] {
-        var configurations: [String: VendorWebhookConfiguration] = [:]
-        for app in try self.read(path).0.apps ?? [] {
-            guard let webhooks = app.webhooks else { continue }
-            do {
-                configurations[app.appID] = try webhooks.validated()
-            } catch let error as any CategorizedError {
-                throw MockCDNError.invalidConfiguration(
-                    "\(path): app \(app.appID): webhooks: \(error.publicMessage)"
-                )
-            }
-        }
-        return configurations
+    /// - Parameters:
+    ///   - type: the section's type.
+    ///   - vendor: the section's name.
+    ///   - path: the YAML file.
+    /// - Returns: each app's section, by app id; apps without one are absent.
+    /// - Throws: `MockCDNError.invalidConfiguration` naming the file, the line and the bad member.
+    static func webhooks<Section: Decodable>(
+        _ type: Section.Type,
+        of vendor: String,
+        from path: String
+    ) throws -> [String: Section] {
+        let file = try self.read(
+            path,
+            as: WebhookSections<Section>.self,
+            userInfo: [WebhookSections<Section>.vendor: vendor]
+        ).0
+        var sections: [String: Section] = [:]
+        for app in file.apps ?? [] { sections[app.appID] = app.section }
+        return sections
     }
 
+    /// The members `apps[].webhooks` may have: each vendor's settings, as its set-up calls take them.
+    static let webhooksShape: MemberShape = {
+        let values = { (names: [String]) in
+            MemberShape.object(Dictionary(uniqueKeysWithValues: names.map { ($0, MemberShape.value) }))
+        }
+        let hook = values([
+            "id", "hook_type", "enabled", "event_types", "webhook_url", "product", "should_send_custom_events",
+        ])
+        return .object([
+            "stream": .object([
+                "webhook_url": .value, "webhook_events": .value, "enable_hook_payload_compression": .value,
+                "event_hooks": .list(hook),
+            ]),
+            "cometchat": .list(
+                values([
+                    "id", "name", "webhookURL", "useBasicAuth", "username", "password", "enabled", "retryOnFailure",
+                    "triggers",
+                ])
+            ),
+        ])
+    }()
+
     /// Reads and decodes the file; gives its folder too, for relative paths.
-    private static func read(_ path: String) throws -> (ConfigurationFile, URL) {
+    private static func read<File: Decodable>(
+        _ path: String,
+        as type: File.Type = ConfigurationFile.self,
+        userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    ) throws -> (File, URL) {
         let url = URL(fileURLWithPath: path)
         let text: String
         do {
@@ -336,7 +365,7 @@ public struct ConfigurationFile: Decodable, Sendable {
         } catch {
             throw MockCDNError.invalidConfiguration("\(path): cannot read: \(error.localizedDescription)")
         }
-        let file: ConfigurationFile
+        let file: File
         var root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -354,7 +383,7 @@ public struct ConfigurationFile: Decodable, Sendable {
                         + "apps\(first); each app needs its own"
                 )
             }
-            file = try YAMLDecoder().decode(ConfigurationFile.self, from: text)
+            file = try YAMLDecoder().decode(File.self, from: text, userInfo: userInfo)
         } catch let error as YamlError {
             throw MockCDNError.invalidConfiguration("\(path): \(Self.describe(error))")
         } catch let error as DecodingError {
@@ -404,4 +433,37 @@ public struct ConfigurationFile: Decodable, Sendable {
         @unknown default: return "\(error)"
         }
     }
+}
+
+/// One vendor's section of every app's `webhooks`, the vendor named in the decoder's user info.
+private struct WebhookSections<Section: Decodable>: Decodable {
+    static var vendor: CodingUserInfoKey { CodingUserInfoKey(rawValue: "mockcdn.webhooks.vendor")! }
+
+    struct App: Decodable {
+        let appID: String
+        let section: Section?
+
+        private struct Member: CodingKey {
+            let stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Member.self)
+            self.appID = try container.decode(String.self, forKey: Member(stringValue: "app_id"))
+            let webhooks = Member(stringValue: "webhooks")
+            guard let vendor = decoder.userInfo[WebhookSections.vendor] as? String, container.contains(webhooks),
+                try !container.decodeNil(forKey: webhooks)
+            else {
+                self.section = nil
+                return
+            }
+            let sections = try container.nestedContainer(keyedBy: Member.self, forKey: webhooks)
+            self.section = try sections.decodeIfPresent(Section.self, forKey: Member(stringValue: vendor))
+        }
+    }
+
+    let apps: [App]?
 }

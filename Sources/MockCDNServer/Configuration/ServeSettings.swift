@@ -55,7 +55,7 @@ extension ServerConfiguration {
         )
         configuration.notifications =
             try early[.config].map { try ConfigurationFile.notifications(from: $0.text) } ?? [:]
-        configuration.webhooks = try early[.config].map { try ConfigurationFile.webhooks(from: $0.text) } ?? [:]
+        configuration.configurationFile = early[.config]?.text
         let resolution = ServeSetting.Resolution(environment: environment, settings: settings)
         for setting in ServeSetting.all {
             try setting.apply?(&configuration, try settings.value(setting), resolution)

@@ -58,8 +58,9 @@ public struct ServerConfiguration: Sendable {
     public var clock = MockClock()
     /// Each app's notification targets from the config file (`apps[].notifications`), by app id.
     var notifications: [String: NotificationConfiguration] = [:]
-    /// Each app's vendor webhooks from the config file (`apps[].webhooks`), by app id.
-    var webhooks: [String: VendorWebhookConfiguration] = [:]
+    /// The config file, when one is given: each vendor's surface reads its own section of the apps'
+    /// webhooks from it (`apps[].webhooks`, `ConfigurationFile.webhooks(_:of:from:)`).
+    var configurationFile: String?
     /// Wraps the store the server makes; the tests use it to make the store fail on purpose.
     var storeWrapper: (@Sendable (any ObjectStore) -> any ObjectStore)?
     /// The steps one `POST /_mockcdn/verify` may take, when not the default; the tests lower it to reach the

@@ -54,7 +54,7 @@ struct MediaReadAuthorizer: Sendable {
         let mediaPath = key.isMediaPath
         if !mediaPath, !request.offersS3Credential(query: query) { try key.requireMediaPath() }
         let source = try self.credential(request, context: context, app: app, key: key, query: query)
-        if !mediaPath, !source.speaksS3 { try key.requireMediaPath() }
+        if !mediaPath, !source.addressesAnyKey { try key.requireMediaPath() }
         return source
     }
 

@@ -80,7 +80,7 @@ struct FormUpload {
                 credentials: app.sigV4Credentials,
                 now: self.clock.unixSeconds
             )
-            return try await CredentialNote.answer(authorisedBy: .s3PostPolicy, request: request, context: context) {
+            return try await CredentialNote.answer(authorisedBy: .postPolicy, request: request, context: context) {
                 guard let file = form.file else { throw Self.noFile }
                 let objectKey = try ObjectKey(app.id + "/" + key)
                 let access = try await WriteAccess.form(fields)

@@ -47,11 +47,11 @@ enum S3Authenticator {
             } else {
                 _ = try HeaderSignature.verifyBodiless(request, app: app, query: query, now: now)
             }
-            return .s3HeaderSigV4
+            return .headerSigV4
         }
         if HeaderSignature.isSigV2(request) {
             try HeaderSignature.verifySigV2(request, app: app, query: query, now: now)
-            return .s3HeaderSigV2
+            return .headerSigV2
         }
         if let key {
             return try PresignedRequest.verify(request, app: app, key: key, query: query, now: now)
@@ -173,11 +173,11 @@ enum S3Authenticator {
         let (source, promise): (CredentialSource, PayloadPromise)
         if HeaderSignature.isPresent(in: request) {
             let signed = try HeaderSignature.verify(request, app: app, query: query, now: now)
-            (source, promise) = (.s3HeaderSigV4, try PayloadPromise(signed))
+            (source, promise) = (.headerSigV4, try PayloadPromise(signed))
         } else if HeaderSignature.isSigV2(request) {
             // SigV2 signs no payload.
             try HeaderSignature.verifySigV2(request, app: app, query: query, now: now)
-            (source, promise) = (.s3HeaderSigV2, .unsigned)
+            (source, promise) = (.headerSigV2, .unsigned)
         } else {
             (source, promise) = (
                 try PresignedRequest.verify(request, app: app, key: key, query: query, now: now), .unsigned

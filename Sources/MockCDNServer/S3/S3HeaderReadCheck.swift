@@ -9,14 +9,14 @@ struct S3HeaderReadCheck: ReadCredentialCheck {
 
     func find(in request: Request, query: QueryItems) throws -> ReadCredential? {
         if HeaderSignature.isSigV2(request) {
-            return ReadCredential(source: .s3HeaderSigV2, cacheKey: nil) { app, now throws(AccessDenied) in
+            return ReadCredential(source: .headerSigV2, cacheKey: nil) { app, now throws(AccessDenied) in
                 try HeaderSignature.verifySigV2(request, app: app, query: query, now: now)
                 return Validity(expiresAt: now + 1)
             }
         }
         guard HeaderSignature.isPresent(in: request) else { return nil }
         // Each signature names its own second, so remembering one would seldom help: checked every time.
-        return ReadCredential(source: .s3HeaderSigV4, cacheKey: nil) { app, now throws(AccessDenied) in
+        return ReadCredential(source: .headerSigV4, cacheKey: nil) { app, now throws(AccessDenied) in
             let signed = try HeaderSignature.verifyBodiless(request, app: app, query: query, now: now)
             return signed.validity
         }

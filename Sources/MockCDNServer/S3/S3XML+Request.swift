@@ -9,13 +9,15 @@ extension S3XML {
     ///   - request: the request.
     ///   - limit: the most bytes read; checked as the body arrives.
     /// - Returns: the body.
-    /// - Throws: 400 `MalformedXML` past `limit`, as S3 answers a document it will not read.
+    /// - Throws: 400 `MalformedXML` past `limit`, as S3 answers a document it will not read; a body that
+    ///   fails on its own (broken framing, a cancelled request) fails with its own error.
     static func document(of request: Request, upTo limit: Int) async throws -> ByteBuffer {
-        do {
-            return try await request.body.collect(upTo: limit)
-        } catch {
-            throw S3Error.malformedXML
+        var document = ByteBuffer()
+        for try await var chunk in request.body {
+            guard document.readableBytes + chunk.readableBytes <= limit else { throw S3Error.malformedXML }
+            document.writeBuffer(&chunk)
         }
+        return document
     }
 
     /// A client's document read into a tree by `XMLReader`, on NIO's thread pool, and its root checked.

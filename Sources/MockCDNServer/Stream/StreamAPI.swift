@@ -10,7 +10,7 @@ struct StreamAPI {
     let uploads: UploadReceiver
     let posters: VideoPosters
     /// The app's webhook settings (`webhook_url`, `event_hooks`) that `PATCH /app` sets.
-    let hooks: VendorWebhooks
+    let hooks: StreamWebhooks
 
     /// The header Stream's SDKs name their auth type in; browsers must be allowed to send it.
     static var authTypeHeader: HTTPField.Name { StreamAuthenticator.authType }

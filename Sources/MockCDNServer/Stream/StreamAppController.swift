@@ -13,7 +13,7 @@ struct StreamAppController {
     let state: any AppState
     let links: LinkSigner
     /// Where the webhook settings live (in the process, as the notification targets do).
-    let hooks: VendorWebhooks
+    let hooks: StreamWebhooks
 
     func addRoutes(to router: some RouterMethods<AppRequestContext>) {
         // v1 (stream-chat) and v2 (getstream) spell the same settings route.
@@ -86,7 +86,7 @@ struct StreamAppController {
 
     func settings(context: AppRequestContext, caller: StreamCaller) async throws -> SettingsResponse {
         let app = try caller.requireServer().app
-        let hooks = self.hooks.streamSettings(of: app.id)
+        let hooks = self.hooks.settings(of: app.id)
         return SettingsResponse(
             app: .init(
                 name: app.id,
@@ -112,11 +112,7 @@ struct StreamAppController {
         {
             throw StreamAPIError.input("size_limit must not be negative")
         }
-        do {
-            try self.hooks.updateStreamSettings(update.webhooks, of: app.id)
-        } catch {
-            throw StreamAPIError.input(error.message)
-        }
+        try self.hooks.update(update.webhooks, of: app.id)
         if let config = update.fileUploadConfig { try await self.state.setUploadConfig(config, for: .file, app: app) }
         if let config = update.imageUploadConfig { try await self.state.setUploadConfig(config, for: .image, app: app) }
         return EditedResponse(status: .created, response: .init(duration: context.duration))

@@ -7,11 +7,11 @@ enum CredentialSource: String, Sendable, CaseIterable {
     /// A SigV2 presigned query (`AWSAccessKeyId`, `Expires`, `Signature`).
     case presignedV2 = "presigned-v2"
     /// SigV4 in the `Authorization` header, as S3 clients sign by default.
-    case s3HeaderSigV4 = "s3-header-sigv4"
+    case headerSigV4 = "s3-header-sigv4"
     /// SigV2 in the `Authorization` header (`AWS AccessKeyId:Signature`), boto3's `signature_version="s3"`.
-    case s3HeaderSigV2 = "s3-header-sigv2"
+    case headerSigV2 = "s3-header-sigv2"
     /// An S3 POST policy form (SigV4 or SigV2), as boto3's `generate_presigned_post` and a browser send it.
-    case s3PostPolicy = "s3-post-policy"
+    case postPolicy = "s3-post-policy"
     case cloudfront
     /// CloudFront signed cookies (`CloudFront-Signature`, ...).
     case cloudfrontCookie = "cloudfront-cookie"
@@ -22,9 +22,9 @@ enum CredentialSource: String, Sendable, CaseIterable {
 extension CredentialSource {
     /// Whether the credential is S3's (signed with the app's S3 keys): such a request addresses any key S3
     /// takes, where links, FATs and CloudFront address media paths only (`ObjectKey.isMediaPath`).
-    var speaksS3: Bool {
+    var addressesAnyKey: Bool {
         switch self {
-        case .presigned, .presignedV2, .s3HeaderSigV4, .s3HeaderSigV2, .s3PostPolicy: true
+        case .presigned, .presignedV2, .headerSigV4, .headerSigV2, .postPolicy: true
         case .fatHeader, .fatQuery, .cloudfront, .cloudfrontCookie, .jwt, .none: false
         }
     }

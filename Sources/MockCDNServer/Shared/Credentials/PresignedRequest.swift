@@ -42,7 +42,7 @@ enum PresignedRequest {
 
     /// The `Host` a client signed: without a default port, as botocore and browsers send it.
     static func host(of request: Request) -> String? {
-        request.head.authority.map(LinkSigner.withoutDefaultPort)
+        request.head.authority.map(HostAuthority.withoutDefaultPort)
     }
 
     /// The request's headers as a signature reads them, by lower-case name; `host` as the client signed it.

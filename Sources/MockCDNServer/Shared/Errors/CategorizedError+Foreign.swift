@@ -1,12 +1,11 @@
 import Hummingbird
 import MockCDNCore
-import MockCDNS3
 import NIOCore
 import NIOHTTP1
 import _NIOFileSystem
 
 // The errors of the libraries MockCDN builds on that can reach a route's edge, each given its category here,
-// in one place.
+// in one place (the S3 store client's is beside the store's assembly, `S3Client+CategorizedError.swift`).
 
 extension HTTPParserError: CategorizedError {
     /// The body's framing broke mid-request (a bad chunk size, a chunk longer than announced, a missing CRLF):
@@ -29,11 +28,4 @@ extension CancellationError: CategorizedError {
 extension DecodingError: CategorizedError {
     public var category: ErrorCategory { .invalidInput }
     public var publicMessage: String { "the request body is not the JSON expected" }
-}
-
-extension S3Client.Failure: CategorizedError {
-    /// The S3 store refused or failed an operation: the store cannot serve now; a 5xx store answer is
-    /// retried inside the client before it gets here.
-    public var category: ErrorCategory { .unavailable }
-    public var publicMessage: String { "the S3 store answered \(self.code)" }
 }

@@ -140,9 +140,9 @@ public enum ContractBehaviours {
     static let s3: [ContractBehaviour] = [
         credential("s3.credential.presigned-v4", .s3, "SigV4 presigned query accepted", .presigned),
         credential("s3.credential.presigned-v2", .s3, "SigV2 presigned query accepted", .presignedV2),
-        credential("s3.credential.header-sigv4", .s3, "SigV4 `Authorization` header accepted", .s3HeaderSigV4),
-        credential("s3.credential.header-sigv2", .s3, "SigV2 `Authorization` header accepted", .s3HeaderSigV2),
-        credential("s3.credential.post-policy", .s3, "POST policy form accepted", .s3PostPolicy),
+        credential("s3.credential.header-sigv4", .s3, "SigV4 `Authorization` header accepted", .headerSigV4),
+        credential("s3.credential.header-sigv2", .s3, "SigV2 `Authorization` header accepted", .headerSigV2),
+        credential("s3.credential.post-policy", .s3, "POST policy form accepted", .postPolicy),
         refusal("s3.refused.expired", .s3, "403 request has expired", 403, "expired") { $0.isS3 },
         refusal("s3.refused.tampered", .s3, "403 SignatureDoesNotMatch", 403, "SignatureDoesNotMatch") { $0.isS3 },
         refusal("s3.refused.too-large", .s3, "400 EntityTooLarge", 400, "EntityTooLarge") { $0.isS3 },
@@ -161,7 +161,7 @@ public enum ContractBehaviours {
             $0.isS3 && $0.method == "HEAD" && $0.segments.count == 1 && $0.status == 200
         },
         .init("s3.buckets.list", .s3, "Buckets listed (ListBuckets)", rule: "`GET /` with an S3 credential, 200") {
-            $0.method == "GET" && $0.segments.isEmpty && $0.status == 200 && $0.credential.speaksS3
+            $0.method == "GET" && $0.segments.isEmpty && $0.status == 200 && $0.credential.addressesAnyKey
         },
         subresource("s3.object.acl.put", "Object ACL set (PutObjectAcl)", "PUT", "acl", 200),
         subresource("s3.object.acl.get", "Object ACL read (GetObjectAcl)", "GET", "acl", 200),

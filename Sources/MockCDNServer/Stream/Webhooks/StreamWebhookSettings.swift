@@ -81,6 +81,18 @@ struct StreamWebhookSettings: Codable, Sendable, Equatable {
         }
     }
 
+    /// The config file's settings (`apps[].webhooks.stream`), checked as `PATCH /app` checks them, each hook
+    /// given an id.
+    ///
+    /// - Parameter file: the settings as the file gives them.
+    /// - Returns: the settings kept.
+    /// - Throws: `Invalid`, naming the member.
+    static func configured(_ file: StreamWebhookSettings) throws(Invalid) -> StreamWebhookSettings {
+        var settings = StreamWebhookSettings()
+        try settings.apply(file, now: "1970-01-01T00:00:00.000Z")
+        return settings
+    }
+
     /// Why a URL of these settings may not be delivered to: it is MockCDN's own control route.
     ///
     /// - Parameter listener: MockCDN's own listener.

@@ -50,22 +50,8 @@ final class LinkSigner: Sendable {
     func base(for request: Request) -> String {
         self.state.withLock { state in
             if let publicURL = state.publicURL { return publicURL }
-            guard let host = request.head.authority, Self.isPlainAuthority(host) else { return state.boundURL }
+            guard let host = request.head.authority, HostAuthority.isPlain(host) else { return state.boundURL }
             return (state.boundURL.hasPrefix("https://") ? "https://" : "http://") + host
-        }
-    }
-
-    /// A `Host` value that can stand in a URL as it is: a name, IPv4 or bracketed IPv6, and an optional port.
-    static func isPlainAuthority(_ authority: String) -> Bool {
-        guard (1...255).contains(authority.utf8.count) else { return false }
-        return authority.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"),
-                UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "_"):
-                true
-            default: false
-            }
         }
     }
 
@@ -107,7 +93,7 @@ final class LinkSigner: Sendable {
     func presignedURL(app: MediaApp, key: ObjectKey, now: Int64, base: String) -> String {
         SigV4.presignedURL(
             scheme: base.hasPrefix("https://") ? "https" : "http",
-            authority: Self.authority(of: base),
+            authority: HostAuthority.of(base),
             path: "/" + key.rawValue,
             credentials: app.sigV4Credentials,
             date: now,
@@ -132,7 +118,7 @@ final class LinkSigner: Sendable {
         return SigV4.presignedURL(
             method: "PUT",
             scheme: base.hasPrefix("https://") ? "https" : "http",
-            authority: Self.authority(of: base),
+            authority: HostAuthority.of(base),
             path: "/" + key.rawValue,
             credentials: app.sigV4Credentials,
             date: now,
@@ -140,19 +126,6 @@ final class LinkSigner: Sendable {
             parameters: parameters,
             headers: ["content-type": contentType]
         )
-    }
-
-    /// `host:port` of a base URL as clients send it in `Host` (CometChat's `SECURED_MEDIA_HOST`): a default
-    /// port (80, 443) is left out, as browsers, curl and botocore leave it out.
-    static func authority(of base: String) -> String {
-        guard let start = base.range(of: "://")?.upperBound else { return base }
-        return Self.withoutDefaultPort(String(base[start...].prefix { $0 != "/" }))
-    }
-
-    /// `authority` without a trailing `:80` or `:443`.
-    static func withoutDefaultPort(_ authority: String) -> String {
-        for port in [":80", ":443"] where authority.hasSuffix(port) { return String(authority.dropLast(port.count)) }
-        return authority
     }
 
     /// Checks a `--public-url`: `http(s)://host[:port]`, nothing after. Media routes sit at the root, so a

@@ -1,20 +1,16 @@
 import Foundation
 import MockCDNCore
 
-/// Each vendor's way of sending a webhook, as a `DeliveryPlan` for the delivery service.
-enum VendorDeliveryPlans {
+/// How Stream sends a webhook, as a `DeliveryPlan` for the delivery service: its headers and signature, its
+/// time limit and its retries.
+enum StreamDeliveryPlan {
     /// Stream's answer time limit: "The timeout of one request is 6 seconds".
-    static let streamTimeout = Duration.seconds(6)
+    static let timeout = Duration.seconds(6)
     /// Seconds from Stream's failed attempt to the next (not documented; chosen so that every attempt falls
     /// within the documented 15 seconds for a request and its retries).
-    static let streamDelays = [2, 5]
+    static let delays = [2, 5]
     /// Stream's bound on a request and its retries: "cannot exceed the duration of 15 seconds".
-    static let streamDeadline = 15
-    /// CometChat's answer time limit: "Respond within 2 seconds to prevent timeouts".
-    static let cometChatTimeout = Duration.seconds(2)
-    /// CometChat's retries, with `retryOnFailure`: "First retry: after 10 seconds. Second retry: after 30
-    /// seconds."
-    static let cometChatDelays = [10, 30]
+    static let deadline = 15
 
     /// Stream's delivery: `X-Webhook-Id` (the same on every attempt), `X-Webhook-Attempt` from 1, `X-Api-Key`,
     /// and `X-Signature`, the lowercase hex HMAC-SHA256 of the uncompressed body keyed with the API secret;
@@ -27,8 +23,8 @@ enum VendorDeliveryPlans {
     ///   - secret: the app's API secret.
     ///   - gzip: whether the app compresses hook payloads.
     /// - Returns: the plan.
-    static func stream(body: [UInt8], webhookID: String, apiKey: String, secret: String, gzip: Bool) -> DeliveryPlan {
-        let signature = WebhookDeliveries.signature(of: body, secret: secret)
+    static func plan(body: [UInt8], webhookID: String, apiKey: String, secret: String, gzip: Bool) -> DeliveryPlan {
+        let signature = WebhookSignature.hex(of: body, secret: secret)
         return DeliveryPlan(
             headers: { _, attempt in
                 var headers: [(name: String, value: String)] = [
@@ -42,9 +38,9 @@ enum VendorDeliveryPlans {
                 return headers
             },
             body: gzip ? Gzip.wrap(body) : body,
-            timeout: Self.streamTimeout,
-            retry: Self.streamRetry,
-            deadline: Self.streamDeadline
+            timeout: Self.timeout,
+            retry: Self.retry,
+            deadline: Self.deadline
         )
     }
 
@@ -56,7 +52,7 @@ enum VendorDeliveryPlans {
     ///   - outcome: `failed`, `timeout`, `unreachable` or `dropped`.
     ///   - status: the answer's status, when one came.
     /// - Returns: seconds to the next attempt, or nil.
-    static func streamRetry(attempt: Int, outcome: String, status: Int?) -> Int? {
+    static func retry(attempt: Int, outcome: String, status: Int?) -> Int? {
         let attempts: Int
         switch outcome {
         case "timeout": attempts = 3
@@ -66,32 +62,7 @@ enum VendorDeliveryPlans {
             attempts = code == 408 || code == 429 || code >= 500 ? 3 : 1
         default: attempts = 1
         }
-        guard attempt < attempts, attempt <= Self.streamDelays.count else { return nil }
-        return Self.streamDelays[attempt - 1]
-    }
-
-    /// CometChat's delivery: JSON, `Authorization: Basic` when the webhook uses it, 2 s to answer, and the
-    /// retries at +10 s and +30 s only with `retryOnFailure`.
-    ///
-    /// - Parameters:
-    ///   - body: the JSON.
-    ///   - webhook: the webhook.
-    /// - Returns: the plan.
-    static func cometChat(body: [UInt8], webhook: CometChatWebhook) -> DeliveryPlan {
-        let authorization = webhook.authorization
-        let retries = webhook.retryOnFailure == true
-        return DeliveryPlan(
-            headers: { _, _ in
-                var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
-                if let authorization { headers.append(("Authorization", authorization)) }
-                return headers
-            },
-            body: body,
-            timeout: Self.cometChatTimeout,
-            retry: { attempt, _, _ in
-                guard retries, attempt >= 1, attempt <= Self.cometChatDelays.count else { return nil }
-                return Self.cometChatDelays[attempt - 1]
-            }
-        )
+        guard attempt < attempts, attempt <= Self.delays.count else { return nil }
+        return Self.delays[attempt - 1]
     }
 }

@@ -101,27 +101,6 @@ final class WebhookDeliveries: Service, Sendable {
         (self.wakeups, self.wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Queues a delivery of an upload event's `body` to `url`, due now.
-    ///
-    /// - Parameters:
-    ///   - body: the JSON document.
-    ///   - url: the webhook.
-    ///   - target: the target's id.
-    ///   - app: the app whose secret signs it.
-    ///   - secret: the app's `api_secret`.
-    ///   - event: the queued event it carries.
-    func enqueue(_ body: [UInt8], to url: URL, target: String, app: String, secret: String, event: QueuedEvent) {
-        self.enqueue(
-            DeliveryPlan.s3Events(body: body, secret: secret, eventID: event.id),
-            to: url,
-            target: target,
-            app: app,
-            eventID: event.id,
-            eventName: event.record.eventName,
-            key: Self.key(of: event)
-        )
-    }
-
     /// Queues a delivery to `url` as `plan` says, due now.
     ///
     /// - Parameters:
@@ -157,7 +136,7 @@ final class WebhookDeliveries: Service, Sendable {
                     eventName: eventName,
                     key: key,
                     attempt: 1,
-                    at: EventRecord.timestamp(now),
+                    at: Timestamp.text(now),
                     status: nil,
                     outcome: "dropped",
                     error: "too many pending deliveries (\(Self.maximumPending))",
@@ -222,7 +201,7 @@ final class WebhookDeliveries: Service, Sendable {
                 url: $0.url.absoluteString,
                 eventID: $0.eventID,
                 attempt: $0.attempt,
-                dueAt: EventRecord.timestamp($0.due)
+                dueAt: Timestamp.text($0.due)
             )
         }
     }
@@ -298,13 +277,13 @@ final class WebhookDeliveries: Service, Sendable {
             eventName: delivery.eventName,
             key: delivery.key,
             attempt: delivery.attempt,
-            at: EventRecord.timestamp(at),
+            at: Timestamp.text(at),
             status: status,
             outcome: outcome,
             error: reason,
             fault: fault?.rule,
             durationMilliseconds: milliseconds,
-            nextAttemptAt: next.map(EventRecord.timestamp)
+            nextAttemptAt: next.map(Timestamp.text)
         )
         self.state.withLock { state in
             state.running -= 1
@@ -378,26 +357,10 @@ final class WebhookDeliveries: Service, Sendable {
         return read
     }
 
-    /// The lowercase hex HMAC-SHA256 of `body` keyed with `secret`: the `X-Signature` of a delivery.
-    ///
-    /// - Parameters:
-    ///   - body: the raw body.
-    ///   - secret: the app's `api_secret`.
-    /// - Returns: 64 hex digits.
-    static func signature(of body: [UInt8], secret: String) -> String {
-        HMAC.sha256(body, key: Array(secret.utf8)).hexString
-    }
-
     /// Adds an attempt to the log, dropping the oldest past `logCapacity`.
     private static func note(_ attempt: DeliveryAttempt, in state: inout State) {
         state.log.append(attempt)
         if state.log.count > Self.logCapacity { state.log.removeFirst(state.log.count - Self.logCapacity) }
-    }
-
-    /// The event's key as stored (the record's, decoded).
-    private static func key(of event: QueuedEvent) -> String {
-        let encoded = event.record.s3.object.key.replacingOccurrences(of: "+", with: " ")
-        return encoded.removingPercentEncoding ?? encoded
     }
 }
 

@@ -61,6 +61,35 @@ struct CometChatWebhook: Codable, Sendable, Equatable {
         }
     }
 
+    /// The config file's webhooks (`apps[].webhooks.cometchat`), checked as the management API checks them,
+    /// each `name` defaulting to its id.
+    ///
+    /// - Parameter hooks: the webhooks as the file gives them.
+    /// - Returns: the webhooks kept.
+    /// - Throws: `Invalid`, naming the member.
+    static func configured(_ hooks: [CometChatWebhook]) throws(Invalid) -> [CometChatWebhook] {
+        var checked: [CometChatWebhook] = []
+        for var hook in hooks {
+            if hook.name.isEmpty { hook.name = hook.id }
+            try hook.validate()
+            checked.append(hook)
+        }
+        guard Set(hooks.map(\.id)).count == hooks.count else {
+            throw Invalid(message: "cometchat: webhook ids must differ")
+        }
+        return checked
+    }
+
+    /// Why a URL of these webhooks may not be delivered to: it is MockCDN's own control route.
+    ///
+    /// - Parameters:
+    ///   - hooks: the webhooks.
+    ///   - listener: MockCDN's own listener.
+    /// - Returns: the refusal naming the first such URL; nil when there is none.
+    static func ownListenerRefusal(_ hooks: [CometChatWebhook], _ listener: OwnListener) -> String? {
+        hooks.lazy.compactMap { listener.refusal(of: $0.webhookURL, member: "webhookURL") }.first
+    }
+
     /// A webhook the API or the config file refused.
     struct Invalid: CategorizedError, Equatable {
         let message: String

@@ -92,7 +92,7 @@ struct EventRecord: Codable, Sendable, Equatable {
         sequencer: UInt64
     ) {
         self.awsRegion = region
-        self.eventTime = Self.timestamp(time)
+        self.eventTime = Timestamp.text(time)
         self.eventName = name.rawValue
         self.userIdentity = Identity(principalId: Self.principal)
         self.requestParameters = RequestParameters(sourceIPAddress: "127.0.0.1")
@@ -141,18 +141,5 @@ struct EventRecord: Codable, Sendable, Equatable {
         if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
         if tag.hasPrefix("\""), tag.hasSuffix("\""), tag.count >= 2 { tag = tag.dropFirst().dropLast() }
         return String(tag)
-    }
-
-    /// `2026-11-25T10:00:00.123Z`: ISO 8601 in UTC with milliseconds, as AWS writes `eventTime`.
-    ///
-    /// - Parameter date: the time.
-    /// - Returns: the text.
-    static func timestamp(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let seconds = milliseconds.quotientAndRemainder(dividingBy: 1000)
-        let fraction = String(seconds.remainder < 0 ? seconds.remainder + 1000 : seconds.remainder)
-        let whole = seconds.remainder < 0 ? seconds.quotient - 1 : seconds.quotient
-        return String(AmzDate.iso8601(whole).dropLast()) + "." + String(repeating: "0", count: 3 - fraction.count)
-            + fraction + "Z"
     }
 }

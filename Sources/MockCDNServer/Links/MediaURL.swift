@@ -16,7 +16,7 @@ public struct MediaURL: Sendable {
             scheme == "http" || scheme == "https", let host = url.percentEncodedHost, !host.isEmpty
         else { return nil }
         self.scheme = scheme
-        self.authority = LinkSigner.withoutDefaultPort(host + (url.port.map { ":\($0)" } ?? ""))
+        self.authority = HostAuthority.withoutDefaultPort(host + (url.port.map { ":\($0)" } ?? ""))
         self.percentEncodedPath = url.percentEncodedPath
     }
 

@@ -21,12 +21,7 @@ struct VendorWebhooksController {
     func addRoutes(to group: some RouterMethods<AppRequestContext>) {
         group.post("webhooks") { request, context -> Response in
             let body = try await request.decodeJSONBody(VendorWebhooks.Request.self, shape: Self.shape)
-            let sent: [(sent: VendorWebhooks.Sent, payload: [UInt8])]
-            do {
-                sent = try await self.hooks.send(body, base: self.links.base(for: request))
-            } catch let refusal as VendorWebhookRefusal {
-                throw HTTPError(Failure.status(of: refusal.category), message: refusal.message)
-            }
+            let sent = try await self.hooks.send(body, base: self.links.base(for: request))
             var document: [String: Any] = [
                 "deliveries": sent.map { item -> [String: Any] in
                     var entry: [String: Any] = [
