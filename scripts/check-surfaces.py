@@ -3,8 +3,8 @@
 
 The server is sorted into three kinds of folder:
 - API surfaces (`Stream/`, `CometChat/`, `Media/`, `S3/`, `TestControl/`): one per API a client speaks;
-- rooms (`Intake/`, `Events/`, `Delivery/`, `Webhooks/`, `Links/`, `Objects/`): what several surfaces do,
-  each named for what it does;
+- rooms (`Intake/`, `Events/`, `Delivery/`, `Webhooks/`, `Links/`, `Objects/`, `Observers/`): what several
+  surfaces do, each named for what it does;
 - `Shared/`: plumbing only (HTTP helpers, errors, the credentials' shared protocol), and `Configuration/`.
 
 A surface may use `Shared/`, `Configuration/` types handed to it, every room, and the other modules
@@ -40,11 +40,12 @@ ROOMS = {
     "Events": {"Delivery"},
     "Objects": {"Intake", "Events"},
     "Webhooks": {"Delivery"},
+    "Observers": set(),
 }
 # What each folder may use besides itself.
 ALLOWED = {
     "Shared": {"Shared"},
-    "Configuration": {"Shared", "Configuration", "Events"},
+    "Configuration": {"Shared", "Configuration", "Events", "Observers"},
     **{room: {"Shared"} | uses for room, uses in ROOMS.items()},
     **{surface: {"Shared", "Configuration"} | set(ROOMS) for surface in SURFACES},
 }

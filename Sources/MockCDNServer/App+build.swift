@@ -24,7 +24,7 @@ public func buildApplication(
     let services = try await makeServices(configuration, logger: logger)
     try await services.loadFixtures()
     let router = Router(context: AppRequestContext.self)
-    let reads = addSurfaces(to: router, services: services, configuration: configuration)
+    let (reads, observers) = addSurfaces(to: router, services: services, configuration: configuration)
     let idleTimeout = TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds))
     let connectionLogger = logger
     let fastReads =
@@ -32,11 +32,7 @@ public func buildApplication(
         ? FastReads(
             reads: reads,
             reserved: routePrefixes,
-            journal: JournalMiddleware(journal: services.journal, clock: services.clock),
-            metrics: services.metrics,
-            faults: services.faults,
-            memoryTrim: services.memoryTrim,
-            browser: browserPolicy,
+            observers: observers,
             serverName: serverName,
             logger: logger
         ) : nil
@@ -87,8 +83,8 @@ public func buildApplication(
 /// The `Server` header of every answer.
 let serverName = "MockCDN"
 
-/// nosniff and CORS on every answer (`BrowserPolicyMiddleware`): the router's and the fast reads'.
-let browserPolicy = BrowserPolicyMiddleware<AppRequestContext>(allowHeaders: [
+/// nosniff and CORS on every answer (`BrowserPolicy`): the router's and the fast reads'.
+let browserPolicy = BrowserPolicy(allowHeaders: [
     .accept, .authorization, .contentType, .origin, .range, .ifNoneMatch, .ifModifiedSince, .ifRange,
     CometChatAPI.fatHeader, StreamAPI.authTypeHeader,
 ])
@@ -100,18 +96,15 @@ let routePrefixes: Set<String> = [TestControl.prefix, "app", "apps", "channels",
 /// Every middleware and every surface's routes, in order; `buildApplication` and `RouteCatalog` both call it.
 /// Each surface gets the services it uses, and only those.
 ///
-/// - Returns: the media reads, which the fast reads share.
+/// - Returns: the media reads and the request observers, which the fast reads share.
 @discardableResult
 func addSurfaces(
     to router: some RouterMethods<AppRequestContext>,
     services: ServerServices,
     configuration: ServerConfiguration
-) -> MediaReads {
-    // Outermost: each arrival counted, so a quiet server returns its free memory (and only a quiet one).
-    _ = router.add(middleware: IdleMemoryTrim.Middleware(trim: services.memoryTrim))
-    // `100 Continue` at the first body read, and no connection left reading a body nobody sends.
+) -> (reads: MediaReads, observers: RequestObservers) {
+    // Outermost: `100 Continue` at the first body read, and no connection left reading a body nobody sends.
     _ = router.add(middleware: EarlyAnswerMiddleware())
-    _ = router.add(middleware: browserPolicy)
     let control = TestControl(
         configuration: configuration,
         apps: services.apps,
@@ -127,7 +120,14 @@ func addSurfaces(
         instance: services.instance,
         reset: services.reset
     )
-    control.addMiddleware(to: router)
+    // The request observers, outermost first, which the fast reads run too: the route's identity (and the
+    // query, parsed once), each arrival counted for the idle trim, nosniff and CORS, then the metrics, the
+    // journal and the faults; a test's own last.
+    let observers = RequestObservers(
+        [RouteObserver(), TrimObserver(trim: services.memoryTrim), browserPolicy] + control.observers
+            + configuration.observers
+    )
+    observers.add(to: router)
     let cometChat = CometChatAPI(
         apps: services.apps,
         clock: services.clock,
@@ -171,5 +171,5 @@ func addSurfaces(
         onRender: { [metrics = services.metrics] in metrics.resized(in: $0) }
     )
     reads.addRoutes(to: router)
-    return reads
+    return (reads, observers)
 }

@@ -36,7 +36,6 @@ final class FastReadHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 let answer = self.reads.answer(
                     head,
                     channel: context.channel,
-                    started: .now,
                     date: { self.currentDate() }
                 )
             {

@@ -10,15 +10,15 @@ import NIOCore
 /// router as any other.
 ///
 /// Nothing here decides a rule of its own: the answer is `CDNController.original`'s, the credential is
-/// judged by the route's `MediaReadAuthorizer` (the verified-credential cache, or the full check), the headers
-/// every answer gets are `AmzRequestID.mark`'s and `BrowserPolicyMiddleware.allowRead`'s, and the answer is
-/// journaled by `JournalMiddleware.record(answered:)` and counted as `MetricsMiddleware` counts it. What is
-/// decided here is only which requests those functions alone answer exactly as the router's stack would: a
-/// GET or HEAD without a body, `Expect` or `Connection`, on a path-style media path of a known app, whose query
-/// holds nothing but credentials (and a transform whose variant the cache holds in memory), of an object the
-/// store holds in memory, with no fault rule installed, and with a credential that holds (or none, for an object
-/// its ACL opens to everyone: `CDNController.readsWithoutCredential`). Anything else, a refusal included, is the
-/// router's.
+/// judged by the route's `MediaReadAuthorizer` (the verified-credential cache, or the full check), the route's
+/// group adds `AmzRequestID.mark`'s headers, and the request observers (`RequestObservers`: the trim, the
+/// browser policy, the metrics, the journal, the faults) are run on the answer from the same list, in the
+/// same order, as the router runs them. What is decided here is only which requests those functions alone
+/// answer exactly as the router's stack would: a GET or HEAD without a body, `Expect` or `Connection`, on a
+/// path-style media path of a known app, whose query holds nothing but credentials (and a transform whose
+/// variant the cache holds in memory), of an object the store holds in memory, that every observer lets
+/// through (no fault rule is armed), and with a credential that holds (or none, for an object its ACL opens
+/// to everyone: `CDNController.readsWithoutCredential`). Anything else, a refusal included, is the router's.
 struct FastReads: Sendable {
     let apps: AppRegistry
     let store: any ObjectStore
@@ -28,12 +28,8 @@ struct FastReads: Sendable {
     let handoffs: [QueryHandoff]
     /// First path segments of the routes that are not media reads (`routePrefixes`).
     let reserved: Set<String>
-    let journal: JournalMiddleware
-    let metrics: ServerMetrics
-    let faults: FaultInjector
-    /// Told of every request the path sees, as `IdleMemoryTrim.Middleware` is of the router's.
-    let memoryTrim: IdleMemoryTrim
-    let browser: BrowserPolicyMiddleware<AppRequestContext>
+    /// The observers the router runs, which run here on every answer made.
+    let observers: RequestObservers
     /// The `Server` header Hummingbird puts on every answer.
     let serverName: String
     let logger: Logger
@@ -44,11 +40,7 @@ struct FastReads: Sendable {
     init(
         reads: MediaReads,
         reserved: Set<String>,
-        journal: JournalMiddleware,
-        metrics: ServerMetrics,
-        faults: FaultInjector,
-        memoryTrim: IdleMemoryTrim,
-        browser: BrowserPolicyMiddleware<AppRequestContext>,
+        observers: RequestObservers,
         serverName: String,
         logger: Logger
     ) {
@@ -58,11 +50,7 @@ struct FastReads: Sendable {
         self.authorizer = reads.authorizer
         self.handoffs = reads.handoffs
         self.reserved = reserved
-        self.journal = journal
-        self.metrics = metrics
-        self.faults = faults
-        self.memoryTrim = memoryTrim
-        self.browser = browser
+        self.observers = observers
         self.serverName = serverName
         self.logger = logger
         self.readParameters = reads.leading.reduce(
@@ -83,19 +71,16 @@ struct FastReads: Sendable {
     /// - Parameters:
     ///   - head: the request head; the request has no body.
     ///   - channel: its connection (the client address of CloudFront `IpAddress` conditions).
-    ///   - started: when the head arrived, for the journal's duration.
     ///   - date: the `Date` header Hummingbird would put on the answer now.
     /// - Returns: the answer, journaled and counted; nil to hand the request to the router.
     func answer(
         _ head: HTTPRequest,
         channel: any Channel,
-        started: ContinuousClock.Instant,
         date: () -> String
     ) -> Answer? {
-        self.memoryTrim.requestArrived()
-        guard head.method == .get || head.method == .head, self.isBodiless(head), !self.faults.isArmed else {
-            return nil
-        }
+        guard head.method == .get || head.method == .head, self.isBodiless(head),
+            self.observers.allowsFastAnswer(head)
+        else { return nil }
         // The path and query as Hummingbird reads them for the router and every middleware.
         let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
         let path = request.uri.path
@@ -161,30 +146,22 @@ struct FastReads: Sendable {
             // Counted as the route's lookup would have.
             self.variants.countHit()
         }
-        // The journal, the count and the browser headers, in the order the router's stack adds them.
-        self.journal.record(
-            answered: request,
-            query: query,
-            credential: credential,
-            response: response,
-            started: started
-        )
-        self.metrics.request(route: MediaReads.route, method: head.method.rawValue, status: Int(response.status.code))
-        self.metrics.fastRead()
+        // The route's group's headers, then the observers, innermost first, as the answer leaves the router.
+        context.notes.route = MediaReads.route
+        context.notes.credential = credential
         AmzRequestID.mark(&response.headers, id: context.id)
-        self.browser.allowRead(&response.headers, for: request)
+        self.observers.observeFast(request, context: context, response: &response)
         response.headers[.date] = date()
         response.headers[.server] = self.serverName
         return Answer(head: response.head, body: body)
     }
 
-    /// No body, no `100 Continue` to send, no connection header to honour, no internal header a client sent
-    /// (the router's front takes that off first), and no console mark (whose check, and the journal's passing
-    /// the read by, are the router's).
+    /// No body, no `100 Continue` to send, no connection header to honour, and no internal header a client
+    /// sent (the router's front takes that off first).
     private func isBodiless(_ head: HTTPRequest) -> Bool {
         let fields = head.headerFields
         return fields[.contentLength] == nil && fields[.transferEncoding] == nil && fields[.expect] == nil
-            && fields[.connection] == nil && fields[VirtualHost.header] == nil && fields[ConsoleMark.header] == nil
+            && fields[.connection] == nil && fields[VirtualHost.header] == nil
     }
 
     /// The app a path-style media path names: `/{app}/{key...}` with a plain first segment that no other
@@ -193,7 +170,7 @@ struct FastReads: Sendable {
     private func mediaApp(of path: String) -> String? {
         let bytes = path.utf8
         let slashByte = UInt8(ascii: "/")
-        guard bytes.first == slashByte, !BrowserPolicyMiddleware<AppRequestContext>.isControl(path: path)
+        guard bytes.first == slashByte, !BrowserPolicy.isControl(path: path)
         else { return nil }
         let rest = bytes.dropFirst()
         guard let slash = rest.firstIndex(of: slashByte), slash != rest.startIndex,

@@ -124,6 +124,9 @@ extension RunningMockCDN {
         public let path: String
         /// Redacted: no token or signature.
         public let query: String
+        /// The route the request was matched to, as `/metrics` labels it (`/{app}/**` for a media read); nil
+        /// when none was.
+        public let route: String?
         /// The source of the credential that authorised the request: `fat-header`, `fat-query`,
         /// `presigned`, `presigned-v2`, `s3-header-sigv4`, `s3-header-sigv2`, `s3-post-policy`, `cloudfront`,
         /// `cloudfront-cookie`, `jwt` or `none`; never the credential itself.
@@ -139,7 +142,7 @@ extension RunningMockCDN {
         public let expiredAt: Int64?
 
         enum CodingKeys: String, CodingKey {
-            case id, clock, method, path, query, credential, status, fault, reason
+            case id, clock, method, path, query, route, credential, status, fault, reason
             case expiredAt = "expired_at"
         }
     }

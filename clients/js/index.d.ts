@@ -98,6 +98,8 @@ export interface JournalEntry {
   path: string;
   /** As sent, without `?`, credentials redacted. */
   query: string;
+  /** The route it was matched to (`/{app}/**` for a media read); null when none was. */
+  route: string | null;
   credential: CredentialSource | string;
   /** 0 while the request is still running. */
   status: number;

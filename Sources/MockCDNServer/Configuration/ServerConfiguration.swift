@@ -68,6 +68,9 @@ public struct ServerConfiguration: Sendable {
     var verifyStepLimit: Int?
     /// The upload events' queue, when not a new one; the tests hand one in to await its long polls.
     var eventQueue: EventQueue?
+    /// Request observers after MockCDN's own (`RequestObservers`), innermost; the tests add one to see that
+    /// every path runs them.
+    var observers: [any RequestObserver] = []
 
     /// A configuration at every setting's declared default (`ServeSetting.all`), but for what is given here.
     public init(

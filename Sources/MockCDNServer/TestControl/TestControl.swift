@@ -37,12 +37,14 @@ struct TestControl {
     /// How the router names the control routes' paths.
     private static let routePrefix = "/\(prefix)/"
 
-    /// Counting, journal and faults, outermost first, for every request the other surfaces answer (and
-    /// the unrouted ones).
-    func addMiddleware(to router: some RouterMethods<AppRequestContext>) {
-        _ = router.add(middleware: MetricsMiddleware(metrics: self.metrics))
-        _ = router.add(middleware: JournalMiddleware(journal: self.journal, clock: self.clock))
-        _ = router.add(middleware: FaultMiddleware(faults: self.faults))
+    /// Counting, journal and faults, outermost first: the request observers of the test-control state, for
+    /// every request the other surfaces answer (and the unrouted ones), on the router's path and the fast path.
+    var observers: [any RequestObserver] {
+        [
+            MetricsObserver(metrics: self.metrics),
+            JournalObserver(journal: self.journal, clock: self.clock),
+            FaultObserver(faults: self.faults),
+        ]
     }
 
     /// The control routes, in the control routes' envelope; all but health behind the admin guard.

@@ -3,9 +3,8 @@ import Hummingbird
 import MockCDNCore
 
 /// Answers every error a route group throws in that group's envelope: handlers just `try`, and no error
-/// leaves a group in another shape, nor as Hummingbird's bare 500. The answer carries, for the journal, the
-/// credential that authorised the request (`CredentialNote`) and the refusal's reason and, for an expired
-/// credential, its expiry (`RefusalNote`).
+/// leaves a group in another shape, nor as Hummingbird's bare 500. The refusal's reason and, for an expired
+/// credential, its expiry go in the request's notes for the journal (`RefusalNote`).
 struct ErrorEnvelopeMiddleware<Envelope: ErrorEnvelope>: RouterMiddleware {
     typealias Context = AppRequestContext
 
@@ -17,12 +16,9 @@ struct ErrorEnvelopeMiddleware<Envelope: ErrorEnvelope>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let noted = error as? NotedError
-            let envelope = Envelope.rendering(noted?.error ?? error)
-            var response = try envelope.response(from: request, context: context)
-            if let noted { response.headers[CredentialNote.header] = noted.credential.rawValue }
-            if let explained = envelope as? any ExplainedRefusal { RefusalNote.mark(&response, with: explained) }
-            return response
+            let envelope = Envelope.rendering(error)
+            if let explained = envelope as? any ExplainedRefusal { context.notes.refusal = RefusalNote(explained) }
+            return try envelope.response(from: request, context: context)
         }
     }
 }

@@ -11,9 +11,10 @@ public struct AppRequestContext: RequestContext {
     public let started: ContinuousClock.Instant
     /// The connection, for what is written outside the response (`100 Continue`, `EarlyAnswerMiddleware`).
     let channel: any Channel
-    /// The request's query, parsed once by `JournalMiddleware` on its way in and handed down; nil on
-    /// the control routes, which read their few parameters themselves.
+    /// The request's query, parsed once by the route observer on its way in and handed down.
     var query: QueryItems?
+    /// What is learnt about the request while it is answered, for the journal and the metrics.
+    let notes = RequestNotes()
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -10,7 +10,7 @@ import Synchronization
 /// request has arrived for `quietPeriod`, this service calls `malloc_trim(0)` (`CMockCDNMemory`), which hands
 /// those free pages back. It trims once per quiet spell and never while requests keep arriving, so a busy
 /// server does not pay for it (a trim takes each arena's lock in turn); the first quiet spell after start
-/// returns what loading the fixtures freed. Requests are counted by `IdleMemoryTrim.Middleware`.
+/// returns what loading the fixtures freed. Requests are counted by `TrimObserver` (`Observers/`).
 final class IdleMemoryTrim: Service, Sendable {
     /// How long no request may have arrived before a trim.
     let quietPeriod: Duration

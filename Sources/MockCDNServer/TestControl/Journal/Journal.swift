@@ -17,6 +17,8 @@ final class Journal: Sendable {
         let method: String
         let path: String
         let query: String
+        /// The route it was matched to (`/{app}/**`), as the metrics count it; nil when no route matched.
+        let route: String?
         private let state: Mutex<State>
 
         struct State {
@@ -38,13 +40,23 @@ final class Journal: Sendable {
             var faultKinds: [String] = []
         }
 
-        init(id: String, receivedAt: Double, clock: Int64, method: String, path: String, query: String, state: State) {
+        init(
+            id: String,
+            receivedAt: Double,
+            clock: Int64,
+            method: String,
+            path: String,
+            query: String,
+            route: String?,
+            state: State
+        ) {
             self.id = id
             self.receivedAt = receivedAt
             self.clock = clock
             self.method = method
             self.path = path
             self.query = query
+            self.route = route
             self.state = Mutex(state)
         }
 
@@ -107,10 +119,18 @@ final class Journal: Sendable {
     ///   - method: the request method.
     ///   - path: the path as sent (percent-encoding kept).
     ///   - query: the parsed query.
+    ///   - route: the route it was matched to; nil when none was.
     ///   - clock: the MockCDN clock's now.
     ///   - state: the entry's first state.
     /// - Returns: the entry, for the middleware to complete.
-    func record(method: String, path: String, query: QueryItems, clock: Int64, state: Entry.State) -> Entry {
+    func record(
+        method: String,
+        path: String,
+        query: QueryItems,
+        route: String? = nil,
+        clock: Int64,
+        state: Entry.State
+    ) -> Entry {
         let entry = Entry(
             id: "r\(self.lastID.add(1, ordering: .relaxed).newValue)",
             receivedAt: Date().timeIntervalSince1970,
@@ -118,6 +138,7 @@ final class Journal: Sendable {
             method: method,
             path: Self.bounded(Self.redacted(path: path)),
             query: Self.bounded(Self.redacted(query)),
+            route: route,
             state: state
         )
         return self.ring.withLock { ring in
@@ -365,7 +386,7 @@ enum Redaction {
 
 extension Journal.Entry: Encodable {
     enum CodingKeys: String, CodingKey {
-        case id, clock, method, path, query, credential, status, fault, reason
+        case id, clock, method, path, query, route, credential, status, fault, reason
         case expiredAt = "expired_at"
         case faultKinds = "fault_kinds"
         case receivedAt = "received_at"
@@ -374,8 +395,8 @@ extension Journal.Entry: Encodable {
         case durationMilliseconds = "duration_ms"
     }
 
-    /// The entry as `GET /_mockcdn/requests` shows it, at this moment; `fault`, `reason` and `expired_at` are
-    /// written as null when there is none, as the contract shows them.
+    /// The entry as `GET /_mockcdn/requests` shows it, at this moment; `route`, `fault`, `reason` and
+    /// `expired_at` are written as null when there is none, as the contract shows them.
     func encode(to encoder: any Encoder) throws {
         let state = self.snapshot
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -385,6 +406,7 @@ extension Journal.Entry: Encodable {
         try container.encode(self.method, forKey: .method)
         try container.encode(self.path, forKey: .path)
         try container.encode(self.query, forKey: .query)
+        try container.encode(self.route, forKey: .route)
         try container.encode(state.credential.rawValue, forKey: .credential)
         try container.encode(state.status, forKey: .status)
         try container.encode(state.bytesIn, forKey: .bytesIn)

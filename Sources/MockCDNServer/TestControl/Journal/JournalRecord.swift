@@ -12,6 +12,8 @@ struct JournalRecord: Sendable, Equatable {
     let path: String
     /// The query, as sent; secrets redacted.
     let query: String
+    /// The route it was matched to (`/{app}/**`); nil when none was.
+    let route: String?
     /// The source of the credential that authorised the request.
     let credential: CredentialSource
     /// 0 while the request is still being answered.
@@ -36,6 +38,7 @@ struct JournalRecord: Sendable, Equatable {
         method: String,
         path: String,
         query: String = "",
+        route: String? = nil,
         credential: CredentialSource = .none,
         status: Int,
         reason: String? = nil,
@@ -50,6 +53,7 @@ struct JournalRecord: Sendable, Equatable {
         self.method = method
         self.path = path
         self.query = query
+        self.route = route
         self.credential = credential
         self.status = status
         self.reason = reason
@@ -68,6 +72,7 @@ struct JournalRecord: Sendable, Equatable {
             method: entry.method,
             path: entry.path,
             query: entry.query,
+            route: entry.route,
             credential: state.credential,
             status: state.status,
             reason: state.reason,

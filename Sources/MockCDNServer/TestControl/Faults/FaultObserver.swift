@@ -5,10 +5,9 @@ import NIOCore
 
 /// Applies the first fault rule that fires on a request (every request but the control routes'): a delay,
 /// a status answered instead of the route, a throttled upload body, a throttled, truncated or reset response
-/// body. The rule's id goes out on the answer (`FaultNote`) for the journal.
-struct FaultMiddleware: RouterMiddleware {
-    typealias Context = AppRequestContext
-
+/// body. The rule's id and kinds go in the request's notes (`RequestNotes.fault`) for the journal. While any
+/// rule is armed, the fast path answers nothing: every request comes here.
+struct FaultObserver: RequestObserver {
     let faults: FaultInjector
 
     /// Statuses that carry no body (RFC 9110): an injected body would corrupt a kept-alive connection.
@@ -16,12 +15,19 @@ struct FaultMiddleware: RouterMiddleware {
         method != .head && status != 204 && status != 304 && status >= 200
     }
 
-    func handle(
+    func allowsFastAnswer(_ head: HTTPRequest) -> Bool {
+        !self.faults.isArmed
+    }
+
+    /// No rule was armed when the fast path took the request (`allowsFastAnswer`): nothing fires.
+    func observeFast(_ request: Request, context: AppRequestContext, response: inout Response) {}
+
+    func observe(
         _ request: Request,
         context: AppRequestContext,
         next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard !ConsoleMark.isUnobserved(route: context.endpointPath, fields: request.headers),
+        guard !ConsoleMark.isUnobserved(route: context.notes.route, fields: request.headers),
             let rule = self.faults.fire(
                 method: request.method.rawValue,
                 path: request.uri.path,
@@ -53,8 +59,7 @@ struct FaultMiddleware: RouterMiddleware {
                 response = try error.response(from: request, context: context)
             }
         }
-        response.headers[FaultNote.header] = rule.id
-        response.headers[FaultNote.kindsHeader] = action.kinds.joined(separator: ",")
+        context.notes.fault = RequestNotes.Fault(id: rule.id, kinds: action.kinds)
         let shape = BodyShape(
             throttle: throttle,
             resetAfter: action.resetAfterBytes,

@@ -4,30 +4,26 @@ import Hummingbird
 import MockCDNCore
 import NIOCore
 
-/// Records every request but the control routes' in the journal: method, path and query (redacted) on
-/// arrival; then the credential that authorised it, its status, the reason of a refusal (and when a refused
-/// credential expired) and the fault that fired, all read off the answer (`CredentialNote`, `RefusalNote`, `FaultNote`); then bytes in and out and
-/// the duration, once the body has been written. It also parses the query once, for the routes below.
-struct JournalMiddleware: RouterMiddleware {
-    typealias Context = AppRequestContext
-
+/// Records every request but the control routes' (and the console's own reads) in the journal: method, path,
+/// query (redacted) and route on arrival; then the credential that authorised it, its status, the reason of a
+/// refusal (and when a refused credential expired) and the fault that fired, all read from the request's
+/// notes once it is answered (`RequestNotes`); then bytes in and out and the duration, once the body has been
+/// written.
+struct JournalObserver: RequestObserver {
     let journal: Journal
     /// Read when a request arrives, for its journal entry.
     let clock: MockClock
 
-    func handle(
+    func observe(
         _ request: Request,
         context: AppRequestContext,
         next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard !ConsoleMark.isUnobserved(route: context.endpointPath, fields: request.headers) else {
+        guard !ConsoleMark.isUnobserved(route: context.notes.route, fields: request.headers) else {
             return try await next(request, context)
         }
         let started = ContinuousClock.now
-        let query = QueryItems(request.uri.query)
-        var context = context
-        context.query = query
-        let entry = self.arrived(request, query: query)
+        let entry = self.arrived(request, query: context.query(of: request), route: context.notes.route)
         let received = ByteCount()
         var request = request
         // Only bodies that carry something are wrapped: a GET keeps its own, so a route can still tell when
@@ -48,7 +44,7 @@ struct JournalMiddleware: RouterMiddleware {
             Self.complete(entry, received: received, sent: ByteCount(), started: started)
             throw error
         }
-        let fault = Self.answered(entry, &response)
+        let fault = Self.answered(entry, status: response.status, notes: context.notes)
         // Without a fault, an answer of known length goes out untouched: a one-buffer body keeps its single
         // write (head, body and end together), and the entry is completed now, with that length as bytes out.
         if fault == nil, Self.completeNow(entry, response: response, received: received, started: started) {
@@ -68,72 +64,61 @@ struct JournalMiddleware: RouterMiddleware {
         return response
     }
 
-    /// Journals a request answered on the event loop (`FastReads`) as `handle` journals the same answer: the
-    /// credential that authorised it, its status, and its length and the duration at once.
+    /// Journals an answer the fast path made as `observe` journals the same answer: the credential that
+    /// authorised it, its status, and its length and the duration at once.
     ///
-    /// Such an answer carries no note but the credential (a refusal or a fault is the router's), so the entry is
-    /// made whole in one step, not started and then updated twice under its lock.
-    ///
-    /// - Parameters:
-    ///   - request: the request, which carries no body.
-    ///   - query: its query.
-    ///   - credential: what authorised it.
-    ///   - response: the answer.
-    ///   - started: when the request arrived.
-    func record(
-        answered request: Request,
-        query: QueryItems,
-        credential: CredentialSource,
-        response: Response,
-        started: ContinuousClock.Instant
-    ) {
+    /// Such an answer has no refusal or fault in its notes (those are the router's), so the entry is made
+    /// whole in one step, not started and then updated twice under its lock.
+    func observeFast(_ request: Request, context: AppRequestContext, response: inout Response) {
+        guard !ConsoleMark.isUnobserved(route: context.notes.route, fields: request.headers) else { return }
         // As `completeNow`: an answer of unknown length would be completed once written, which none here is.
         let length = response.body.contentLength
         _ = self.journal.record(
             method: request.method.rawValue,
             path: request.uri.path,
-            query: query,
+            query: context.query(of: request),
+            route: context.notes.route,
             clock: self.clock.unixSeconds,
             state: .init(
-                credential: credential,
+                credential: context.notes.credential,
                 status: Int(response.status.code),
                 bytesIn: 0,
                 bytesOut: length ?? 0,
-                durationMilliseconds: length == nil ? 0 : Self.milliseconds(since: started),
+                durationMilliseconds: length == nil ? 0 : Self.milliseconds(since: context.started),
                 fault: nil
             )
         )
     }
 
     /// A request's entry, as it arrives.
-    private func arrived(_ request: Request, query: QueryItems) -> Journal.Entry {
+    private func arrived(_ request: Request, query: QueryItems, route: String?) -> Journal.Entry {
         self.journal.record(
             method: request.method.rawValue,
             path: request.uri.path,
             query: query,
+            route: route,
             clock: self.clock.unixSeconds,
             state: .init(credential: .none, status: 0, bytesIn: 0, bytesOut: 0, durationMilliseconds: 0, fault: nil)
         )
     }
 
-    /// Records the answer's status and what its notes say, and takes the notes off it.
+    /// Records the answer's status and what the request's notes say.
     ///
     /// - Returns: the id of the fault that fired, if any.
-    private static func answered(_ entry: Journal.Entry, _ response: inout Response) -> String? {
-        let credential = CredentialNote.take(from: &response)
-        let refusal = RefusalNote.take(from: &response)
-        let fault = FaultNote.take(from: &response)
-        let faultKinds = FaultNote.takeKinds(from: &response)
+    private static func answered(_ entry: Journal.Entry, status: HTTPResponse.Status, notes: RequestNotes) -> String? {
+        let refusal = notes.refusal
+        let fault = notes.fault
+        let credential = notes.credential
         entry.update {
-            $0.status = Int(response.status.code)
+            $0.status = Int(status.code)
             $0.credential = credential
             // Messages quote bits of the request (a member name, a region); the journal keeps a bounded line.
             $0.reason = refusal.map { String($0.reason.prefix(512)) }
             $0.expiredAt = refusal?.expiredAt
-            $0.fault = fault
-            $0.faultKinds = faultKinds
+            $0.fault = fault?.id
+            $0.faultKinds = fault?.kinds ?? []
         }
-        return fault
+        return fault?.id
     }
 
     /// Completes the entry of an answer of known length now, with that length as bytes out.

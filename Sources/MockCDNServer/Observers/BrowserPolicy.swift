@@ -4,13 +4,13 @@ import Hummingbird
 /// What browsers are told on every answer: `X-Content-Type-Options: nosniff`, so no file is run as another
 /// type than it is served as; and CORS for the media and API routes only, never for the test-control routes,
 /// so a web page can neither read their answers nor pass their preflights.
-struct BrowserPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
+struct BrowserPolicy: RequestObserver {
     /// Response headers a web media player needs to read.
     static var exposedHeaders: [String] {
         ["ETag", "Content-Length", "Content-Range", "Accept-Ranges", "Last-Modified"]
     }
 
-    private let cors: CORSMiddleware<Context>
+    private let cors: CORSMiddleware<AppRequestContext>
     private let exposed: String
 
     init(allowHeaders: [HTTPField.Name]) {
@@ -24,10 +24,10 @@ struct BrowserPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
         self.exposed = Self.exposedHeaders.joined(separator: ", ")
     }
 
-    func handle(
+    func observe(
         _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
+        context: AppRequestContext,
+        next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
         var response: Response
         if Self.isControl(path: request.uri.path) {
@@ -53,8 +53,13 @@ struct BrowserPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
         return response
     }
 
+    /// The fast path answers media reads only: each is told what `observe` tells a read.
+    func observeFast(_ request: Request, context: AppRequestContext, response: inout Response) {
+        self.allowRead(&response.headers, for: request)
+    }
+
     /// What an answer to a request other than a preflight, to a route that is not a test-control one, is
-    /// told: the middleware's and the fast path's (`FastReads`). With an `Origin`, what CORSMiddleware adds for
+    /// told. With an `Origin`, what CORSMiddleware adds for
     /// `allowOrigin: .all` (`*`, no credentials, no `Vary`) and the exposed headers; and `nosniff` always.
     ///
     /// - Parameters:
