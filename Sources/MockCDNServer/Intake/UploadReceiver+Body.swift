@@ -66,20 +66,21 @@ extension UploadReceiver {
         do {
             let object = try await watch.run {
                 try await self.store(
-                    IncomingFile(
+                    IncomingUpload(
                         name: fileName,
                         declaredType: request.headers[.contentType],
-                        keepsDeclaredType: upload.keepsDeclaredType
-                    ) { _ in key },
-                    body: body.makeAsyncIterator(),
-                    kind: kind,
-                    owner: upload.owner,
-                    extras: upload.extras,
-                    config: config,
-                    limit: limit,
-                    allowsEmpty: upload.allowsEmpty,
-                    digest: upload.digest,
-                    seal: upload.seal
+                        keepsDeclaredType: upload.keepsDeclaredType,
+                        key: { _ in key },
+                        kind: kind,
+                        config: config,
+                        limit: limit,
+                        owner: upload.owner,
+                        extras: upload.extras,
+                        allowsEmpty: upload.allowsEmpty,
+                        digest: upload.digest,
+                        seal: upload.seal
+                    ),
+                    body: body.makeAsyncIterator()
                 )
             }
             do {

@@ -103,18 +103,15 @@ extension UploadReceiver {
             observe: observe
         )
         do {
-            return try await self.store(
-                IncomingFile(
-                    name: key.rawValue.split(separator: "/").last.map(String.init),
-                    declaredType: declaredType,
-                    keepsDeclaredType: keepsDeclaredType
-                ) { _ in key },
-                body: body,
+            let upload = IncomingUpload(
+                name: key.rawValue.split(separator: "/").last.map(String.init),
+                declaredType: declaredType,
+                keepsDeclaredType: keepsDeclaredType,
+                key: { _ in key },
                 kind: kind,
-                owner: nil,
-                extras: extras,
                 config: config,
                 limit: limit,
+                extras: extras,
                 allowsEmpty: true,
                 seal: { summary, attributes in
                     // Checked before the commit: an object a reset overtook is never stored.
@@ -122,6 +119,7 @@ extension UploadReceiver {
                     try await seal(summary, &attributes)
                 }
             )
+            return try await self.store(upload, body: body)
         } catch {
             throw Self.refusal(error, limit: limit)
         }

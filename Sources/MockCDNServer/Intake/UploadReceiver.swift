@@ -147,17 +147,19 @@ struct UploadReceiver: Sendable {
                 var body = next.body
                 if part.name == "file" {
                     guard stored == nil else { throw UploadFailure.input("only one file part is allowed") }
-                    stored = try await self.store(
-                        IncomingFile(name: part.fileName, declaredType: part.contentType) { fileName in
+                    let upload = IncomingUpload(
+                        name: part.fileName,
+                        declaredType: part.contentType,
+                        key: { fileName in
                             try ObjectKey("\(app.id)/\(folder)/\(UUID().uuidString.lowercased())/\(fileName)")
                         },
-                        body: body,
                         kind: kind,
-                        owner: try owner(fields),
-                        extras: extras,
                         config: config,
-                        limit: limit
+                        limit: limit,
+                        owner: try owner(fields),
+                        extras: extras
                     )
+                    stored = try await self.store(upload, body: body)
                 } else if let name = part.name, fieldNames.contains(name) {
                     fields[name] = try await Self.collectField(&body, name: name)
                 } else {
@@ -235,8 +237,9 @@ struct UploadReceiver: Sendable {
         if let key = try? ObjectKey(object.key) { _ = try? await self.store.delete(key) }
     }
 
-    /// A file about to stream in: what the client called it and said it was, and where it goes.
-    struct IncomingFile {
+    /// An upload about to stream in: what the client called the file and said it was, where it goes, the
+    /// policy and bounds it is held to, and the last check before it is kept.
+    struct IncomingUpload {
         let name: String?
         let declaredType: String?
         /// The declared type is stored when the bytes show none, whatever it is (S3's rule,
@@ -244,62 +247,62 @@ struct UploadReceiver: Sendable {
         var keepsDeclaredType = false
         /// The store key, from the sanitised file name.
         let key: (String) throws -> ObjectKey
+        /// Image or file policy.
+        let kind: UploadPolicy.Kind
+        /// The app's policy for `kind`.
+        let config: UploadConfig
+        /// The most bytes it may have.
+        let limit: Int
+        /// The uploader.
+        var owner: String? = nil
+        /// Metadata stored with the object.
+        var extras: [String: String] = [:]
+        /// An empty body is an empty object, typed as declared, instead of refused.
+        var allowsEmpty = false
+        /// Whether the store takes the body's SHA-256 (`.etagOnly`: `seal` gives the ETag).
+        var digest: ObjectIntake.Digest = .sha256
+        /// The last check before commit, with the body's size and digest; may add to the attributes.
+        var seal: @Sendable (ObjectIntake.Summary, inout ObjectAttributes) async throws -> Void = { _, _ in }
     }
 
     /// Sniffs the file's first bytes, applies the policy, then streams the rest into the store.
     ///
     /// - Parameters:
-    ///   - file: its name, declared type and key.
+    ///   - upload: what it is, where it goes and what it is held to.
     ///   - body: its bytes, as they arrive.
-    ///   - kind: image or file policy.
-    ///   - owner: the uploader.
-    ///   - extras: metadata stored with the object.
-    ///   - config: the app's policy for `kind`.
-    ///   - limit: the most bytes it may have.
-    ///   - allowsEmpty: an empty body is an empty object, typed as declared, instead of refused.
-    ///   - digest: whether the store takes the body's SHA-256 (`.etagOnly`: `seal` gives the ETag).
-    ///   - seal: the last check before commit, with the body's size and digest; may add to the attributes.
     /// - Returns: the stored object.
     func store<Body: AsyncIteratorProtocol>(
-        _ file: IncomingFile,
-        body: Body,
-        kind: UploadPolicy.Kind,
-        owner: String?,
-        extras: [String: String],
-        config: UploadConfig,
-        limit: Int,
-        allowsEmpty: Bool = false,
-        digest: ObjectIntake.Digest = .sha256,
-        seal: @Sendable (ObjectIntake.Summary, inout ObjectAttributes) async throws -> Void = { _, _ in }
+        _ upload: IncomingUpload,
+        body: Body
     ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
         var body = body
         var head = ByteBuffer()
         while head.readableBytes < MediaSniffer.prefixLength, var chunk = try await body.next() {
             head.writeBuffer(&chunk)
         }
-        guard head.readableBytes > 0 || allowsEmpty else { throw UploadFailure.input("file is empty") }
-        let fileName = UploadPolicy.sanitizedFileName(file.name ?? "file")
+        guard head.readableBytes > 0 || upload.allowsEmpty else { throw UploadFailure.input("file is empty") }
+        let fileName = UploadPolicy.sanitizedFileName(upload.name ?? "file")
         let contentType: String
         if head.readableBytes == 0 {
             // No bytes to sniff, and none to run: the declared type stands.
-            contentType = file.declaredType ?? "application/octet-stream"
+            contentType = upload.declaredType ?? "application/octet-stream"
         } else {
             do {
                 contentType = try UploadPolicy.contentType(
-                    kind: kind,
-                    fileName: file.name ?? fileName,
-                    declaredType: file.declaredType,
+                    kind: upload.kind,
+                    fileName: upload.name ?? fileName,
+                    declaredType: upload.declaredType,
                     prefix: Array(head.readableBytesView.prefix(MediaSniffer.prefixLength)),
-                    config: config,
-                    keepsDeclaredType: file.keepsDeclaredType
+                    config: upload.config,
+                    keepsDeclaredType: upload.keepsDeclaredType
                 )
             } catch {
                 throw UploadFailure.refused(error.message)
             }
         }
-        let key = try file.key(fileName)
-        var extras = extras
-        extras["original_name"] = String((file.name ?? fileName).prefix(256))
+        let key = try upload.key(fileName)
+        var extras = upload.extras
+        extras["original_name"] = String((upload.name ?? fileName).prefix(256))
         extras["uploaded_at"] = String(self.clock.now.timeIntervalSince1970)
         let created = self.clock.now
         // An image's header is read from the bytes as they stream past, so its size is committed with it,
@@ -309,14 +312,19 @@ struct UploadReceiver: Sendable {
             ProbeTap(limit: $0 == .gif ? ImageProbe.wholeBytes : ImageProbe.prefixBytes)
         }
         let tapped = TappedBody(base: ResumedBody(head: head, rest: body), tap: tap)
-        return try await self.store.put(key, body: tapped, maxBytes: limit, digest: digest) { summary in
-            var attributes = ObjectAttributes(contentType: contentType, owner: owner, extras: extras, created: created)
-            try await seal(summary, &attributes)
+        return try await self.store.put(key, body: tapped, maxBytes: upload.limit, digest: upload.digest) { summary in
+            var attributes = ObjectAttributes(
+                contentType: contentType,
+                owner: upload.owner,
+                extras: extras,
+                created: created
+            )
+            try await upload.seal(summary, &attributes)
             guard let tap, let format else { return attributes }
             let prefix = tap.bytes
             if let header = try await ImageProbe.header(of: prefix, as: format) {
                 attributes.extras.merge(header.extras) { _, new in new }
-            } else if kind == .image {
+            } else if upload.kind == .image {
                 // Bytes libvips cannot read are refused on the image routes, and stored as they are elsewhere.
                 throw UploadFailure.refused("file is not a readable image")
             }

@@ -132,18 +132,15 @@ struct FormUpload {
         let extras = access.applied(to: try ObjectHeaders.extras(fields: fields))
         let digests = file.digests
         do {
-            return try await self.uploads.store(
-                UploadReceiver.IncomingFile(
-                    name: key.rawValue.split(separator: "/").last.map(String.init),
-                    declaredType: Self.value("content-type", in: fields),
-                    keepsDeclaredType: true
-                ) { _ in key },
-                body: file,
+            let upload = UploadReceiver.IncomingUpload(
+                name: key.rawValue.split(separator: "/").last.map(String.init),
+                declaredType: Self.value("content-type", in: fields),
+                keepsDeclaredType: true,
+                key: { _ in key },
                 kind: kind,
-                owner: nil,
-                extras: extras,
                 config: config,
                 limit: limit,
+                extras: extras,
                 allowsEmpty: true,
                 digest: .etagOnly,
                 seal: { summary, attributes in
@@ -151,6 +148,7 @@ struct FormUpload {
                     try digests.seal(&attributes)
                 }
             )
+            return try await self.uploads.store(upload, body: file)
         } catch {
             throw UploadReceiver.refusal(error, limit: limit)
         }
