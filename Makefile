@@ -133,7 +133,6 @@ serve: deps video-deps
 	SWIFT=$(SWIFT) scripts/build-server.sh -c release
 	.build/release/mockcdn serve $(SERVE_FLAGS)
 
-## test: every test suite the project has.
 ## test: every test: one apt transaction (test-deps), then two lanes side by side, one per core
 ## (scripts/test-lanes.sh): the Swift build and suites; the pip installs, checks and the peers' suites.
 test: test-deps
