@@ -36,7 +36,7 @@ SURFACES = {"Stream", "CometChat", "Media", "TestControl", "S3"}
 ROOMS = {
     "Links": set(),
     "Delivery": set(),
-    "Intake": set(),
+    "Intake": {"Events"},
     "Events": {"Delivery"},
     "Objects": {"Intake", "Events"},
     "Webhooks": {"Delivery"},

@@ -109,7 +109,6 @@ func addSurfaces(
         configuration: configuration,
         apps: services.apps,
         store: services.store,
-        backingStore: services.backingStore,
         clock: services.clock,
         links: services.links,
         journal: services.journal,
@@ -140,7 +139,12 @@ func addSurfaces(
         store: services.store,
         clock: services.clock,
         links: services.links,
-        remover: ObjectRemover(store: services.store, variants: services.variants, posters: services.posters),
+        remover: ObjectRemover(
+            store: services.store,
+            events: services.events,
+            variants: services.variants,
+            posters: services.posters
+        ),
         uploads: services.uploads,
         multipart: services.multipart,
         events: services.events,

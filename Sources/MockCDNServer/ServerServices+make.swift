@@ -97,13 +97,12 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
         listener: listener,
         queue: configuration.eventQueue ?? EventQueue()
     )
-    let eventing = EventingObjectStore(base: store, events: events)
     let links = LinkSigner(
         base: configuration.publicURL ?? "http://\(hostForURL(configuration.host)):\(configuration.port)"
     )
     let streamHooks = StreamWebhooks(
         clock: configuration.clock,
-        store: eventing,
+        store: store,
         links: links,
         listener: listener,
         configured: streamSettings
@@ -116,12 +115,11 @@ func makeServices(_ configuration: ServerConfiguration, logger: Logger) async th
     )
     return ServerServices(
         apps: apps,
-        store: eventing,
-        backingStore: store,
+        store: store,
         events: events,
         vendorHooks: VendorWebhooks(
             apps: apps,
-            store: eventing,
+            store: store,
             deliveries: events.deliveries,
             vendors: [
                 .init(name: "stream", hook: streamHooks),

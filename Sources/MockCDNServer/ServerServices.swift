@@ -8,10 +8,9 @@ import Synchronization
 /// the ones it uses; only the reset, which touches them all, runs over the whole.
 struct ServerServices: Sendable {
     let apps: AppRegistry
-    /// The store every surface writes through: `backingStore` behind the event funnel (`EventingObjectStore`).
+    /// The store every surface writes through. Its changes are announced where they are made (`ObjectEvents`:
+    /// the intake's event stage, a copy, a sub-resource change, `ObjectRemover`, a reset).
     let store: any ObjectStore
-    /// The store itself, for what asks about its kind (health).
-    let backingStore: any ObjectStore
     /// Upload events: the queue, the targets, the webhook deliveries.
     let events: ObjectEvents
     /// Vendor-shaped webhooks on demand, sent through the events' deliveries by each vendor's hook.
@@ -45,7 +44,7 @@ struct ServerServices: Sendable {
     /// Back to the startup state: objects (fixtures reloaded), the buckets CreateBucket made, multipart uploads
     /// and their parts, variants, verified credentials, journal, faults, clock, channel membership and upload
     /// settings, and the event queue, pending deliveries and run-time notification targets. The removed objects then emit their
-    /// `ObjectRemoved:Delete` records into the emptied queue (`EventingObjectStore.removeAll`).
+    /// `ObjectRemoved:Delete` records into the emptied queue (`ObjectEvents.emitRemovals`).
     func reset() async throws {
         // First, so that an upload that commits from now on sees it and removes itself.
         self.epoch.advance()
@@ -60,7 +59,9 @@ struct ServerServices: Sendable {
         self.verifiedCredentials.removeAll()
         // The parts are objects of the store, under `MultipartUploads.partPrefix`: removed with the others.
         self.multipart.removeAll()
+        let removed = try await self.store.list(prefix: "")
         try await self.store.removeAll()
+        self.events.emitRemovals(of: removed)
         try await self.loadFixtures()
     }
 
@@ -68,7 +69,7 @@ struct ServerServices: Sendable {
     func loadFixtures() async throws {
         // The startup state, not a client's change: no events.
         if let fixtures = self.fixtures, let app = self.apps.apps.first {
-            try await EventCause.silently { try await fixtures.load(into: self.store, clock: self.clock, app: app) }
+            try await fixtures.load(into: self.store, clock: self.clock, app: app)
         }
     }
 
@@ -79,6 +80,7 @@ struct ServerServices: Sendable {
     var uploads: UploadReceiver {
         UploadReceiver(
             store: self.store,
+            events: self.events,
             state: self.state,
             clock: self.clock,
             epoch: self.epoch,

@@ -185,7 +185,6 @@ extension ServerServices {
         ServerServices(
             apps: self.apps,
             store: store,
-            backingStore: store,
             events: self.events,
             vendorHooks: self.vendorHooks,
             streamHooks: self.streamHooks,

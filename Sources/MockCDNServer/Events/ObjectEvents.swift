@@ -3,8 +3,12 @@ import MockCDNCore
 import Synchronization
 
 /// Where object changes become events: each goes into the built-in queue (`EventQueue`) and, for every
-/// webhook target whose filter it passes, to a delivery (`WebhookDeliveries`). `EventingObjectStore` calls
-/// `emit`; the control routes and S3's notification configuration read and set the targets here.
+/// webhook target whose filter it passes, to a delivery (`WebhookDeliveries`). Each change is emitted where it
+/// is made, by name: an upload's `ObjectCreated:*` by the intake once the object is stored
+/// (`UploadReceiver.store`, `IncomingUpload.event`), a copy's by `ObjectCopier`, an ACL or tagging change by
+/// `changeSubresource`, a delete by `ObjectRemover` (and `UploadReceiver.discard`), a reset's by
+/// `emitRemovals`. MockCDN's own objects (posters, fixtures, parts) emit nothing. The control routes and S3's
+/// notification configuration read and set the targets here.
 ///
 /// An app's targets are the config file's (`apps[].notifications`) until `PUT /_mockcdn/apps/{app}/notifications`
 /// or S3's `PutBucketNotificationConfiguration` replaces them; a reset brings the file's back.
@@ -111,6 +115,22 @@ final class ObjectEvents: Sendable {
     ///   - name: what happened.
     ///   - key: the store key (`{app}/{key}`).
     ///   - object: the stored object's metadata for a creation; nil for a delete.
+    /// Emits a reset's `ObjectRemoved:Delete` per removed object of an app, up to `maximumResetRecords` (video
+    /// posters, MockCDN's own, emit none).
+    ///
+    /// - Parameter removed: what the store held before the reset.
+    func emitRemovals(of removed: [ObjectMetadata]) {
+        var emitted = 0
+        for object in removed where emitted < Self.maximumResetRecords {
+            // Posters go with their videos: MockCDN's own, like the `_mockcdn/` keys.
+            guard object.extras["poster_of"] == nil, let key = try? ObjectKey(object.key),
+                self.apps.app(id: String(key.rawValue.prefix { $0 != "/" })) != nil
+            else { continue }
+            self.emit(.delete, key: key, object: nil)
+            emitted += 1
+        }
+    }
+
     func emit(_ name: ObjectEventName, key: ObjectKey, object: ObjectMetadata?) {
         guard let slash = key.rawValue.firstIndex(of: "/"),
             let app = self.apps.app(id: String(key.rawValue[..<slash]))

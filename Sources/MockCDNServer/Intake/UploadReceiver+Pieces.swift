@@ -117,7 +117,8 @@ extension UploadReceiver {
                     // Checked before the commit: an object a reset overtook is never stored.
                     try self.checkEpoch(epoch)
                     try await seal(summary, &attributes)
-                }
+                },
+                event: .completeMultipartUpload
             )
             return try await self.store(upload, body: body)
         } catch {

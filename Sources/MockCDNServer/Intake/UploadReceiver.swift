@@ -43,6 +43,8 @@ enum UploadFailure: CategorizedError {
 /// collects the small named fields. Nothing stays stored when it throws.
 struct UploadReceiver: Sendable {
     let store: any ObjectStore
+    /// Where an upload's event is emitted once it is stored, and a discarded one's removal.
+    let events: ObjectEvents
     /// The app's upload settings as `PATCH /app` left them.
     let state: any AppState
     let clock: MockClock
@@ -234,7 +236,9 @@ struct UploadReceiver: Sendable {
 
     /// Removes an object a request stored before it failed.
     func discard(_ object: ObjectMetadata) async {
-        if let key = try? ObjectKey(object.key) { _ = try? await self.store.delete(key) }
+        if let key = try? ObjectKey(object.key), (try? await self.store.delete(key)) == true {
+            self.events.emit(.delete, key: key, object: nil)
+        }
     }
 
     /// An upload about to stream in: what the client called the file and said it was, where it goes, the
@@ -263,6 +267,9 @@ struct UploadReceiver: Sendable {
         var digest: ObjectIntake.Digest = .sha256
         /// The last check before commit, with the body's size and digest; may add to the attributes.
         var seal: @Sendable (ObjectIntake.Summary, inout ObjectAttributes) async throws -> Void = { _, _ in }
+        /// The event it emits once stored: `ObjectCreated:Put`, or the route's (`:Post`,
+        /// `:CompleteMultipartUpload`).
+        var event: ObjectEventName = .put
     }
 
     /// Sniffs the file's first bytes, applies the policy, then streams the rest into the store.
@@ -312,7 +319,8 @@ struct UploadReceiver: Sendable {
             ProbeTap(limit: $0 == .gif ? ImageProbe.wholeBytes : ImageProbe.prefixBytes)
         }
         let tapped = TappedBody(base: ResumedBody(head: head, rest: body), tap: tap)
-        return try await self.store.put(key, body: tapped, maxBytes: upload.limit, digest: upload.digest) { summary in
+        let stored = try await self.store.put(key, body: tapped, maxBytes: upload.limit, digest: upload.digest) {
+            summary in
             var attributes = ObjectAttributes(
                 contentType: contentType,
                 owner: upload.owner,
@@ -330,6 +338,9 @@ struct UploadReceiver: Sendable {
             }
             return attributes
         }
+        // The event stage: the route's event, once the object is kept.
+        self.events.emit(upload.event, key: key, object: stored)
+        return stored
     }
 
     private static func collectField(

@@ -40,12 +40,6 @@ struct VideoPosters: Sendable {
     ///   make one (an undecodable video still uploads, without a poster), storage fails, the video was
     ///   deleted meanwhile, or a reset happened meanwhile (then nothing is kept).
     func storePoster(for object: ObjectMetadata, key: ObjectKey) async -> ObjectMetadata? {
-        // A poster is MockCDN's own object: no upload event.
-        await EventCause.silently { await self.makePoster(for: object, key: key) }
-    }
-
-    /// `storePoster`'s work, run with no events.
-    private func makePoster(for object: ObjectMetadata, key: ObjectKey) async -> ObjectMetadata? {
         guard let container = VideoPoster.Container(contentType: object.contentType) else { return nil }
         let epoch = self.epoch.current
         guard
@@ -123,7 +117,7 @@ struct VideoPosters: Sendable {
         guard let name = object.extras["poster"], let key = try? ObjectKey(name),
             let poster = try? await self.store.metadata(for: key), poster.extras["poster_of"] == object.key
         else { return }
-        _ = try? await EventCause.silently { try await self.store.delete(key) }
+        _ = try? await self.store.delete(key)
     }
 
     /// Copies an object to a fresh private file (folder mode 0700, file 0600), runs `body` with its path, and

@@ -93,16 +93,14 @@ struct FormUpload {
                     maximum: policy.contentLengthRange?.upperBound,
                     digests: digests
                 )
-                let object = try await EventCause.creating(as: .post) {
-                    try await self.store(
-                        fileBody,
-                        at: objectKey,
-                        app: app,
-                        fields: fields,
-                        access: access,
-                        policy: policy
-                    )
-                }
+                let object = try await self.store(
+                    fileBody,
+                    at: objectKey,
+                    app: app,
+                    fields: fields,
+                    access: access,
+                    policy: policy
+                )
                 do {
                     try self.uploads.checkEpoch(epoch)
                 } catch {
@@ -146,7 +144,8 @@ struct FormUpload {
                 seal: { summary, attributes in
                     try policy.checkContentLength(Int64(summary.size))
                     try digests.seal(&attributes)
-                }
+                },
+                event: .post
             )
             return try await self.uploads.store(upload, body: file)
         } catch {

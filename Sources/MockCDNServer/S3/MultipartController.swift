@@ -119,33 +119,31 @@ struct MultipartController {
                 let etag = CompletedParts.etag(ofParts: selected.map(\.etag))
                 let parts = ObjectParts(sizes: selected.map(\.size))
                 let limit = try await S3Limits.object(at: key, app: app, uploads: self.uploads)
-                object = try await EventCause.creating(as: .completeMultipartUpload) {
-                    try await self.uploads.join(
-                        selected.map { ($0.storeKey, $0.size) },
-                        into: key,
-                        app: app,
-                        limit: limit,
-                        declaredType: upload.contentType,
-                        keepsDeclaredType: true,
-                        extras: upload.extras,
-                        observe: observe
-                    ) { [uploads = self.parts.uploads, store = self.uploads.store] _, attributes in
-                        // An abort or a reset while the parts were joined wins: nothing is stored.
-                        guard uploads.isCompleting(id) else { throw S3Error.noSuchUpload(id) }
-                        try await condition.check(store, key: key)
-                        let checksum: String
-                        if let composite {
-                            checksum = composite
-                        } else {
-                            checksum = Base64.encode(try running?.verify().checksum ?? [], .standard)
-                        }
-                        if let objectClaim, objectClaim.algorithm != algorithm || objectClaim.value != checksum {
-                            throw ChecksumError.mismatch(objectClaim.algorithm)
-                        }
-                        attributes.etag = etag
-                        attributes.extras[ObjectParts.extra] = parts.extraValue
-                        attributes.extras[ObjectHeaders.checksumExtra(algorithm.name)] = checksum
+                object = try await self.uploads.join(
+                    selected.map { ($0.storeKey, $0.size) },
+                    into: key,
+                    app: app,
+                    limit: limit,
+                    declaredType: upload.contentType,
+                    keepsDeclaredType: true,
+                    extras: upload.extras,
+                    observe: observe
+                ) { [uploads = self.parts.uploads, store = self.uploads.store] _, attributes in
+                    // An abort or a reset while the parts were joined wins: nothing is stored.
+                    guard uploads.isCompleting(id) else { throw S3Error.noSuchUpload(id) }
+                    try await condition.check(store, key: key)
+                    let checksum: String
+                    if let composite {
+                        checksum = composite
+                    } else {
+                        checksum = Base64.encode(try running?.verify().checksum ?? [], .standard)
                     }
+                    if let objectClaim, objectClaim.algorithm != algorithm || objectClaim.value != checksum {
+                        throw ChecksumError.mismatch(objectClaim.algorithm)
+                    }
+                    attributes.etag = etag
+                    attributes.extras[ObjectParts.extra] = parts.extraValue
+                    attributes.extras[ObjectHeaders.checksumExtra(algorithm.name)] = checksum
                 }
             } catch {
                 _ = self.parts.uploads.endCompletion(id, completed: false)

@@ -10,6 +10,8 @@ import NIOCore
 struct ObjectACLController {
     let apps: AppRegistry
     let store: any ObjectStore
+    /// Where a change's event is emitted.
+    let events: ObjectEvents
     let clock: MockClock
 
     /// The XML Schema instance namespace, in which a `Grantee` names its type.
@@ -56,7 +58,9 @@ struct ObjectACLController {
                 guard let named else { throw S3Error.missingACL }
                 acl = named
             }
-            try await self.store.changeSubresource(of: key, as: .aclPut) { $0.extras[ObjectACL.extra] = acl.extraValue }
+            try await self.store.changeSubresource(of: key, as: .aclPut, emittingTo: self.events) {
+                $0.extras[ObjectACL.extra] = acl.extraValue
+            }
             return Response(status: .ok)
         }
     }

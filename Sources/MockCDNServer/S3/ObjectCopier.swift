@@ -16,6 +16,8 @@ struct ObjectCopier {
     static let directiveHeader = HTTPField.Name("x-amz-metadata-directive")!
 
     let store: any ObjectStore
+    /// Where the copy's `ObjectCreated:Copy` is emitted once it is stored.
+    let events: ObjectEvents
     let clock: MockClock
 
     /// Copies the object `request` names into `key`.
@@ -70,13 +72,13 @@ struct ObjectCopier {
         WriteAccess(acl: access.acl, tags: tagging == "REPLACE" ? access.tags : ObjectTags(of: source))
             .apply(to: &attributes.extras)
         let body = StoredBody(store: self.store, key: sourceKey, size: source.size)
-        let copied = try await EventCause.creating(as: .copy) {
-            if source.extras[ObjectParts.extra] == nil {
-                return try await self.store.put(key, body: body, attributes: attributes, maxBytes: source.size)
-            }
+        let copied: ObjectMetadata
+        if source.extras[ObjectParts.extra] == nil {
+            copied = try await self.store.put(key, body: body, attributes: attributes, maxBytes: source.size)
+        } else {
             // The source's multipart ETag names parts the copy does not have: the copy's is its bytes' MD5.
             let digests = PayloadDigests()
-            return try await self.store.put(
+            copied = try await self.store.put(
                 key,
                 body: PayloadBody(base: body, chunked: nil, digests: digests),
                 maxBytes: source.size
@@ -86,6 +88,7 @@ struct ObjectCopier {
                 return sealed
             }
         }
+        self.events.emit(.copy, key: key, object: copied)
         var xml = S3XML()
         xml.element("CopyObjectResult", root: true) { xml in
             xml.element("LastModified", BucketController.timestamp(copied.created))

@@ -10,6 +10,8 @@ import NIOCore
 struct ObjectTaggingController {
     let apps: AppRegistry
     let store: any ObjectStore
+    /// Where a change's event is emitted.
+    let events: ObjectEvents
     let clock: MockClock
 
     /// PutObjectTagging: 200 with no body once the tags are kept.
@@ -34,7 +36,7 @@ struct ObjectTaggingController {
             // botocore sends a checksum of the document (S3's model requires one); a claimed one is checked.
             try await PayloadDigests.checkDocument(body, of: request, query: authenticated.query)
             let tags = try await ObjectTags.read(body)
-            try await self.store.changeSubresource(of: authenticated.key, as: .taggingPut) {
+            try await self.store.changeSubresource(of: authenticated.key, as: .taggingPut, emittingTo: self.events) {
                 $0.extras[ObjectTags.extra] = tags.extraValue
             }
             return Response(status: .ok)
@@ -89,7 +91,7 @@ struct ObjectTaggingController {
             now: self.clock.unixSeconds
         )
         return try await CredentialNote.answer(authorisedBy: authenticated.source, request: request, context: context) {
-            try await self.store.changeSubresource(of: authenticated.key, as: .taggingDelete) {
+            try await self.store.changeSubresource(of: authenticated.key, as: .taggingDelete, emittingTo: self.events) {
                 $0.extras[ObjectTags.extra] = nil
             }
             return Response(status: .noContent)

@@ -51,7 +51,7 @@ struct S3API {
                 apps: self.apps,
                 clock: self.clock,
                 uploads: self.uploads,
-                copier: ObjectCopier(store: self.store, clock: self.clock)
+                copier: ObjectCopier(store: self.store, events: self.events, clock: self.clock)
             ),
             parts: PartWriter(apps: self.apps, uploads: self.uploads, parts: self.parts),
             multipart: self.multipartController,
@@ -91,11 +91,11 @@ struct S3API {
     }
 
     private var aclController: ObjectACLController {
-        ObjectACLController(apps: self.apps, store: self.store, clock: self.clock)
+        ObjectACLController(apps: self.apps, store: self.store, events: self.events, clock: self.clock)
     }
 
     private var taggingController: ObjectTaggingController {
-        ObjectTaggingController(apps: self.apps, store: self.store, clock: self.clock)
+        ObjectTaggingController(apps: self.apps, store: self.store, events: self.events, clock: self.clock)
     }
 
     private var parts: PartStore { PartStore(uploads: self.multipart, store: self.store, clock: self.clock) }

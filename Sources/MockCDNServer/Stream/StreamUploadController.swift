@@ -190,8 +190,13 @@ struct StreamUploadController {
         guard caller.claims.isServer || metadata.owner == caller.claims.userID else {
             throw StreamAPIError.notAllowed("only the uploader or a server-side token may delete this file")
         }
-        try await ObjectRemover(store: self.uploads.store, variants: self.variants, posters: self.posters)
-            .remove(key, metadata: metadata)
+        try await ObjectRemover(
+            store: self.uploads.store,
+            events: self.uploads.events,
+            variants: self.variants,
+            posters: self.posters
+        )
+        .remove(key, metadata: metadata)
         return DurationResponse(duration: context.duration)
     }
 }

@@ -6,9 +6,8 @@ import MockCDNCore
 struct TestControl {
     let configuration: ServerConfiguration
     let apps: AppRegistry
+    /// The store; health also asks it what kind it is.
     let store: any ObjectStore
-    /// The store under the event funnel: health asks it what kind it is.
-    let backingStore: any ObjectStore
     let clock: MockClock
     let links: LinkSigner
     let journal: Journal
@@ -54,7 +53,7 @@ struct TestControl {
             .add(middleware: AuthorityCheck())
         // Health stays open on every address and name: container health checks carry no token, and use the
         // container's or the service's name.
-        HealthController(store: self.backingStore, instance: self.instance).addRoutes(to: control)
+        HealthController(store: self.store, instance: self.instance).addRoutes(to: control)
         _ = control.add(middleware: AdminGuard(configuration: self.configuration))
         let root = router.group().add(middleware: ErrorEnvelopeMiddleware<HTTPError>())
         IndexController(apps: self.apps, clock: self.clock, store: self.store).addRoutes(root: root, control: control)
