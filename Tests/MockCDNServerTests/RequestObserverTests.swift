@@ -12,8 +12,8 @@ import Testing
 
 /// The request observers are one list that the router and the fast path both run: an observer a test adds to
 /// the list (`ServerConfiguration.observers`) sees a read the fast path answers, a read the router answers, an
-/// upload and a refusal, each with the route, the credential and the refusal the request's notes hold; and the
-/// journal records the same routes.
+/// upload, a refusal and the console's own read, each with the route, the credential and the refusal the
+/// request's notes hold; and the journal records the same routes, but not the console's read.
 @Suite("Request observers")
 struct RequestObserverTests {
     /// What the test's observer saw of one request.
@@ -108,6 +108,16 @@ struct RequestObserverTests {
             #expect(upload.status == 201)
             // A refusal: a read with a FAT that is no FAT.
             #expect(try await HTTP.get(server.url("/demo/public.txt?fat=nope")).status == 403)
+            // The console's own read, answered on the fast path: every observer runs, and the journal and the
+            // metrics pass it by there as they do on the router's path.
+            let console = FastReadTests.Read(
+                name: "console",
+                method: "GET",
+                target: "/demo/public.txt",
+                headers: [(ConsoleMark.header.rawName, ConsoleMark.token)],
+                fast: true
+            )
+            #expect(try await RawHTTP.exchange(port: port, [console]).map(\.status) == [200])
             let seen = probe.seen.withLock { $0 }
             #expect(
                 seen == [
@@ -147,10 +157,19 @@ struct RequestObserverTests {
                         credential: .none,
                         refused: true
                     ),
+                    Seen(
+                        method: "GET",
+                        path: "/demo/public.txt",
+                        status: 200,
+                        fast: true,
+                        route: MediaReads.route,
+                        credential: .none,
+                        refused: false
+                    ),
                 ]
             )
             // Read after the observer's list, which the control route would join: the journal records the route
-            // each was matched to, noted once for both paths.
+            // each was matched to, noted once for both paths, and not the console's read.
             #expect(
                 try await server.journal(method: nil, path: nil, status: nil).map(\.route) == [
                     MediaReads.route, MediaReads.route, "/channels/{type}/{id}/file", MediaReads.route,
