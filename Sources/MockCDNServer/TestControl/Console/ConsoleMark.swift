@@ -1,4 +1,5 @@
 import HTTPTypes
+import Hummingbird
 import MockCDNCore
 
 /// What marks the console's own reads (its thumbnails): a header holding a random token of this process,
@@ -23,14 +24,14 @@ enum ConsoleMark {
         return SecureBytes.constantTimeEqual(Array(value.utf8), Array(Self.token.utf8))
     }
 
-    /// Whether the journal, the metrics and the faults pass `request` by: a control route, or the console's own
-    /// read.
+    /// Whether the journal, the metrics and the faults pass `request` by: a control route (by the route noted
+    /// for it), or the console's own read. The three observers ask it alike, on both paths.
     ///
     /// - Parameters:
-    ///   - route: the route the router matched.
-    ///   - fields: the request's header fields.
+    ///   - request: the request.
+    ///   - context: its context, the route noted.
     /// - Returns: true when the request is none of the app under test.
-    static func isUnobserved(route: String?, fields: HTTPFields) -> Bool {
-        TestControl.isControl(route: route) || Self.marks(fields)
+    static func isUnobserved(_ request: Request, context: AppRequestContext) -> Bool {
+        TestControl.isControl(route: context.notes.route) || Self.marks(request.headers)
     }
 }

@@ -27,7 +27,7 @@ struct FaultObserver: RequestObserver {
         context: AppRequestContext,
         next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard !ConsoleMark.isUnobserved(route: context.notes.route, fields: request.headers),
+        guard !ConsoleMark.isUnobserved(request, context: context),
             let rule = self.faults.fire(
                 method: request.method.rawValue,
                 path: request.uri.path,

@@ -19,7 +19,7 @@ struct JournalObserver: RequestObserver {
         context: AppRequestContext,
         next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard !ConsoleMark.isUnobserved(route: context.notes.route, fields: request.headers) else {
+        guard !ConsoleMark.isUnobserved(request, context: context) else {
             return try await next(request, context)
         }
         let started = ContinuousClock.now
@@ -70,7 +70,7 @@ struct JournalObserver: RequestObserver {
     /// Such an answer has no refusal or fault in its notes (those are the router's), so the entry is made
     /// whole in one step, not started and then updated twice under its lock.
     func observeFast(_ request: Request, context: AppRequestContext, response: inout Response) {
-        guard !ConsoleMark.isUnobserved(route: context.notes.route, fields: request.headers) else { return }
+        guard !ConsoleMark.isUnobserved(request, context: context) else { return }
         // As `completeNow`: an answer of unknown length would be completed once written, which none here is.
         let length = response.body.contentLength
         _ = self.journal.record(

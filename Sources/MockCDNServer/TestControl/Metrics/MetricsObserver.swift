@@ -11,7 +11,7 @@ struct MetricsObserver: RequestObserver {
         context: AppRequestContext,
         next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard !ConsoleMark.isUnobserved(route: context.notes.route, fields: request.headers) else {
+        guard !ConsoleMark.isUnobserved(request, context: context) else {
             return try await next(request, context)
         }
         let route = context.notes.route ?? "unmatched"
@@ -26,7 +26,7 @@ struct MetricsObserver: RequestObserver {
     }
 
     func observeFast(_ request: Request, context: AppRequestContext, response: inout Response) {
-        guard !ConsoleMark.isUnobserved(route: context.notes.route, fields: request.headers) else { return }
+        guard !ConsoleMark.isUnobserved(request, context: context) else { return }
         let route = context.notes.route ?? "unmatched"
         self.metrics.request(route: route, method: request.method.rawValue, status: Int(response.status.code))
         self.metrics.fastRead()
