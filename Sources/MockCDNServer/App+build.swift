@@ -148,6 +148,7 @@ func addSurfaces(
         uploads: services.uploads,
         multipart: services.multipart,
         events: services.events,
+        keepAlive: KeptAliveAnswer(after: .seconds(configuration.keepAliveAfterSeconds)),
         uploadURLPut: cometChat.uploadURLPut
     )
     // S3's dispatch, inside the journal, so that its refusals are journaled.

@@ -76,6 +76,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ServeSetting.idleTimeout.argumentHelp)
     var idleTimeout: String?
 
+    @Option(help: ServeSetting.keepAliveAfter.argumentHelp)
+    var keepaliveAfter: String?
+
     @Option(help: ServeSetting.maxConnections.argumentHelp)
     var maxConnections: String?
 

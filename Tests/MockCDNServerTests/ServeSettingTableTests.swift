@@ -72,6 +72,7 @@ struct ServeSettingTableTests {
             (.journalSize, configuration.journalCapacity),
             (.credentialCacheSize, configuration.credentialCacheCapacity),
             (.idleTimeout, configuration.idleTimeoutSeconds),
+            (.keepAliveAfter, configuration.keepAliveAfterSeconds),
             (.memoryStoreMB, configuration.memoryStoreBytes / 1024 / 1024),
         ]
         for (setting, value) in integers { #expect(setting.defaultText == String(value), "\(setting)") }

@@ -392,6 +392,48 @@ def test_a_refused_type_is_refused_at_completion(server):
     assert part_numbers(client, key, upload) == [1]
 
 
+def test_a_completion_kept_alive_answers_200_then_its_result_or_its_error():
+    """With `--keepalive-after 0`, every CompleteMultipartUpload is answered as S3 answers one that joins for
+    long: 200 and the XML declaration at once, a space every second, then the result, or the error inside the
+    200. boto3, with its defaults, reads the result as its success and the error as its ClientError (botocore
+    takes such a 200 for a 500 and retries it: each try is refused alike, and stores nothing). The journal
+    keeps each try's 200 with the refusal's reason."""
+    with launch("--keepalive-after", "0") as running:
+        client, key = s3(running.url), fresh_key("kept.bin")
+        pieces = [os.urandom(PART), b"the tail"]
+        upload, parts = open_upload(client, key, pieces)
+        done = client.complete_multipart_upload(Bucket="demo", Key=key, UploadId=upload,
+                                                MultipartUpload={"Parts": parts})
+        assert done["ETag"] == multipart_etag(pieces)
+        assert client.get_object(Bucket="demo", Key=key)["Body"].read() == b"".join(pieces)
+        # On the wire: the declaration first, then (after any spaces) the result's root.
+        other = fresh_key("wire.bin")
+        upload, parts = open_upload(client, other, [b"one part"])
+        document = ("<CompleteMultipartUpload><Part><PartNumber>1</PartNumber>"
+                    f"<ETag>{parts[0]['ETag']}</ETag></Part></CompleteMultipartUpload>").encode()
+        status, body, headers = HeaderSigner().send("POST", f"{running.url}/demo/{other}?uploadId={upload}",
+                                                    document)
+        declaration = b'<?xml version="1.0" encoding="UTF-8"?>\n'
+        assert (status, body[:len(declaration)]) == (200, declaration), body
+        assert ET.fromstring(body).tag.endswith("CompleteMultipartUploadResult"), body
+        assert ET.fromstring(body).findtext("{*}ETag") == multipart_etag([b"one part"])
+        # A refusal met while joining (the image policy on the first bytes) comes inside the 200.
+        refused_key = f"images/{uuid.uuid4()}/photo.png"
+        upload, parts = open_upload(client, refused_key, [b"not a png at all"])
+        with pytest.raises(ClientError) as refusal:
+            client.complete_multipart_upload(Bucket="demo", Key=refused_key, UploadId=upload,
+                                             MultipartUpload={"Parts": parts})
+        assert refusal.value.response["Error"]["Code"] == "UnsupportedMediaType", refusal.value.response
+        tries = refusal.value.response["ResponseMetadata"]["RetryAttempts"] + 1
+        assert tries > 1
+        assert not exists(client, refused_key)
+        assert part_numbers(client, refused_key, upload) == [1]
+        entries = [(entry["status"], (entry["reason"] or "").split(":")[0]) for entry in journal(running.url)
+                   if entry["path"] == f"/demo/{refused_key}" and entry["method"] == "POST"
+                   and "uploadId" in (entry["query"] or "")]
+        assert entries == [(200, "UnsupportedMediaType")] * tries, entries
+
+
 # Two apps whose upload policy takes files of 8 MiB at most; `large` lets S3-addressed writes store 2 GiB.
 LIMITS = """apps:
   - app_id: capped

@@ -266,6 +266,13 @@ extension ServeSetting {
         help: "Seconds a connection may sit idle, take to send a request head, or wait between body bytes; "
             + "above the 30 s upload stall timeout, so a stalled presigned PUT hears its 408 first."
     ) { $0.idleTimeoutSeconds = $1 }
+    public static let keepAliveAfter: ServeSetting = ServeSetting.integer(
+        "keepalive_after",
+        0...600,
+        default: 10,
+        help: "Seconds a CompleteMultipartUpload may join its parts before its 200 goes out; a space then follows "
+            + "every so many seconds (at least 1) until its result or its error, as S3 keeps it alive; 0: at once."
+    ) { $0.keepAliveAfterSeconds = $1 }
     public static let maxConnections: ServeSetting = ServeSetting(
         name: "max_connections",
         kind: .integer(1...1_000_000),
@@ -302,7 +309,7 @@ extension ServeSetting {
         .logLevel, .variantCacheMB,
         .fixtures,
         .adminToken,
-        .journalSize, .credentialCacheSize, .idleTimeout, .maxConnections, .memoryStoreMB, .fastReads,
+        .journalSize, .credentialCacheSize, .idleTimeout, .keepAliveAfter, .maxConnections, .memoryStoreMB, .fastReads,
     ]
 }
 

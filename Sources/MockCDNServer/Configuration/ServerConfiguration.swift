@@ -47,6 +47,9 @@ public struct ServerConfiguration: Sendable {
     /// PUT's stall timeout is held below it, so that a stalled upload hears `ERR_UPLOAD_STALLED` before its
     /// connection is closed.
     public var idleTimeoutSeconds = 0
+    /// Seconds a CompleteMultipartUpload may join its parts before its 200 goes out and whitespace keeps the
+    /// connection alive until its document (`KeptAliveAnswer`); 0: at once.
+    public var keepAliveAfterSeconds = 0
     /// Connections served at once; nil: the descriptor limit less a reserve for files.
     public var maximumConnections: Int?
     /// Bytes the in-memory store may hold (without a data directory).

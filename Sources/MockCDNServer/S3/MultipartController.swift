@@ -14,6 +14,8 @@ struct MultipartController {
     let uploads: UploadReceiver
     let parts: PartStore
     let links: LinkSigner
+    /// A completion that joins for long is answered so (`KeptAliveAnswer`).
+    let keepAlive: KeptAliveAnswer
 
     /// The most parts one ListParts page and uploads one ListMultipartUploads page list, as on S3.
     static let maximumListed = 1000
@@ -104,67 +106,126 @@ struct MultipartController {
             let objectClaim = try Self.objectClaim(request)
             await self.parts.freeExpired()
             let upload = try self.parts.uploads.beginCompletion(id, key: key, now: self.clock.now)
-            let object: ObjectMetadata
+            let plan: JoinPlan
             do {
                 // As PutObject's: before a part is read, and again just before the object is committed.
                 try await condition.check(self.uploads.store, key: key)
-                let selected = try document.select(from: upload)
-                try Self.checkType(request, upload: upload)
-                let composite = try document.compositeChecksum(of: selected, upload: upload)
-                let algorithm = upload.checksum?.algorithm ?? PayloadDigests.defaultAlgorithm
-                // A full-object CRC is taken from the bytes as they are joined.
-                let running: PayloadDigests? = composite == nil ? PayloadDigests(unclaimed: algorithm) : nil
-                var observe: (@Sendable (ByteBuffer) -> Void)?
-                if let running { observe = { chunk in running.updateChecksum([chunk]) } }
-                let etag = CompletedParts.etag(ofParts: selected.map(\.etag))
-                let parts = ObjectParts(sizes: selected.map(\.size))
-                let limit = try await S3Limits.object(at: key, app: app, uploads: self.uploads)
-                object = try await self.uploads.join(
-                    selected.map { ($0.storeKey, $0.size) },
-                    into: key,
-                    app: app,
-                    limit: limit,
-                    declaredType: upload.contentType,
-                    keepsDeclaredType: true,
-                    extras: upload.extras,
-                    observe: observe
-                ) { [uploads = self.parts.uploads, store = self.uploads.store] _, attributes in
-                    // An abort or a reset while the parts were joined wins: nothing is stored.
-                    guard uploads.isCompleting(id) else { throw S3Error.noSuchUpload(id) }
-                    try await condition.check(store, key: key)
-                    let checksum: String
-                    if let composite {
-                        checksum = composite
-                    } else {
-                        checksum = Base64.encode(try running?.verify().checksum ?? [], .standard)
-                    }
-                    if let objectClaim, objectClaim.algorithm != algorithm || objectClaim.value != checksum {
-                        throw ChecksumError.mismatch(objectClaim.algorithm)
-                    }
-                    attributes.etag = etag
-                    attributes.extras[ObjectParts.extra] = parts.extraValue
-                    attributes.extras[ObjectHeaders.checksumExtra(algorithm.name)] = checksum
-                }
+                plan = try await self.plan(request, upload: upload, document: document, app: app)
             } catch {
                 _ = self.parts.uploads.endCompletion(id, completed: false)
                 throw error
             }
-            await self.parts.delete(self.parts.uploads.endCompletion(id, completed: true))
-            var xml = S3XML()
-            xml.element("CompleteMultipartUploadResult", root: true) { xml in
-                xml.element("Location", self.links.objectURL(key, base: self.links.base(for: request)))
-                xml.element("Bucket", app.id)
-                xml.element("Key", upload.bucketKey)
-                xml.element("ETag", object.etag)
-                // As S3: the object's checksum and its type, for an upload created with a checksum.
-                if let checksum = upload.checksum,
-                    let value = object.extras[ObjectHeaders.checksumExtra(checksum.algorithm.name)]
-                {
-                    xml.element("Checksum" + checksum.algorithm.name, value)
-                    xml.element("ChecksumType", checksum.kind.rawValue)
+            // Joining may take minutes: past a few seconds the answer is kept alive, as S3 keeps it.
+            return try await self.keepAlive.answer(context: context) {
+                let object: ObjectMetadata
+                do {
+                    object = try await self.join(
+                        plan,
+                        upload: upload,
+                        app: app,
+                        condition: condition,
+                        claim: objectClaim
+                    )
+                } catch {
+                    _ = self.parts.uploads.endCompletion(id, completed: false)
+                    throw error
                 }
+                await self.parts.delete(self.parts.uploads.endCompletion(id, completed: true))
+                var xml = S3XML()
+                xml.element("CompleteMultipartUploadResult", root: true) { xml in
+                    xml.element("Location", self.links.objectURL(key, base: self.links.base(for: request)))
+                    xml.element("Bucket", app.id)
+                    xml.element("Key", upload.bucketKey)
+                    xml.element("ETag", object.etag)
+                    // As S3: the object's checksum and its type, for an upload created with a checksum.
+                    if let checksum = upload.checksum,
+                        let value = object.extras[ObjectHeaders.checksumExtra(checksum.algorithm.name)]
+                    {
+                        xml.element("Checksum" + checksum.algorithm.name, value)
+                        xml.element("ChecksumType", checksum.kind.rawValue)
+                    }
+                }
+                return xml
             }
-            return xml.response()
+        }
+    }
+
+    /// What a completion joins, checked before a byte is read: the parts the document selects, the checksum
+    /// the object will keep, its ETag and the app's size limit.
+    private struct JoinPlan: Sendable {
+        let selected: [MultipartUploads.Part]
+        /// The composite checksum of an upload created with one; nil: a full-object CRC of `algorithm`.
+        let composite: String?
+        let algorithm: ChecksumAlgorithm
+        let limit: Int
+    }
+
+    /// Checks the document against the upload.
+    ///
+    /// - Throws: 400 `InvalidPart`, `InvalidPartOrder`, `BadDigest` (`x-amz-checksum-type`), a composite
+    ///   checksum's refusal.
+    private func plan(
+        _ request: Request,
+        upload: MultipartUploads.Upload,
+        document: CompletedParts,
+        app: MediaApp
+    ) async throws -> JoinPlan {
+        let selected = try document.select(from: upload)
+        try Self.checkType(request, upload: upload)
+        return JoinPlan(
+            selected: selected,
+            composite: try document.compositeChecksum(of: selected, upload: upload),
+            algorithm: upload.checksum?.algorithm ?? PayloadDigests.defaultAlgorithm,
+            limit: try await S3Limits.object(at: upload.key, app: app, uploads: self.uploads)
+        )
+    }
+
+    /// Joins the planned parts into the upload's object, with S3's multipart ETag, the parts' sizes and the
+    /// object's checksum (a full-object CRC taken from the bytes as they are joined); the claimed checksum
+    /// and the write condition are checked just before the commit.
+    ///
+    /// - Throws: 404 `NoSuchUpload` when an abort or a reset ended the upload meanwhile, 412 for a condition
+    ///   that no longer holds, `ChecksumError.mismatch` for a claim that is not the object's, what
+    ///   `UploadReceiver.join` throws.
+    private func join(
+        _ plan: JoinPlan,
+        upload: MultipartUploads.Upload,
+        app: MediaApp,
+        condition: WriteCondition,
+        claim: (algorithm: ChecksumAlgorithm, value: String)?
+    ) async throws -> ObjectMetadata {
+        let (composite, algorithm) = (plan.composite, plan.algorithm)
+        let running: PayloadDigests? = composite == nil ? PayloadDigests(unclaimed: algorithm) : nil
+        var observe: (@Sendable (ByteBuffer) -> Void)?
+        if let running { observe = { chunk in running.updateChecksum([chunk]) } }
+        let etag = CompletedParts.etag(ofParts: plan.selected.map(\.etag))
+        let parts = ObjectParts(sizes: plan.selected.map(\.size))
+        let (id, key) = (upload.id, upload.key)
+        return try await self.uploads.join(
+            plan.selected.map { ($0.storeKey, $0.size) },
+            into: key,
+            app: app,
+            limit: plan.limit,
+            declaredType: upload.contentType,
+            keepsDeclaredType: true,
+            extras: upload.extras,
+            observe: observe
+        ) { [uploads = self.parts.uploads, store = self.uploads.store] _, attributes in
+            // An abort or a reset while the parts were joined wins: nothing is stored.
+            guard uploads.isCompleting(id) else { throw S3Error.noSuchUpload(id) }
+            try await condition.check(store, key: key)
+            let checksum: String
+            if let composite {
+                checksum = composite
+            } else {
+                checksum = Base64.encode(try running?.verify().checksum ?? [], .standard)
+            }
+            if let claim, claim.algorithm != algorithm || claim.value != checksum {
+                throw ChecksumError.mismatch(claim.algorithm)
+            }
+            attributes.etag = etag
+            attributes.extras[ObjectParts.extra] = parts.extraValue
+            attributes.extras[ObjectHeaders.checksumExtra(algorithm.name)] = checksum
         }
     }
 

@@ -19,6 +19,8 @@ struct S3API {
     let multipart: MultipartUploads
     /// Upload events: S3's notification configuration sets the app's targets there.
     let events: ObjectEvents
+    /// How a long CompleteMultipartUpload is answered.
+    let keepAlive: KeptAliveAnswer
     let uploadURLPut: @Sendable (Request, AppRequestContext) async throws -> Response
 
     /// A header-signed GetObject or HeadObject as a media read credential.
@@ -105,6 +107,12 @@ struct S3API {
     }
 
     private var multipartController: MultipartController {
-        MultipartController(apps: self.apps, uploads: self.uploads, parts: self.parts, links: self.links)
+        MultipartController(
+            apps: self.apps,
+            uploads: self.uploads,
+            parts: self.parts,
+            links: self.links,
+            keepAlive: self.keepAlive
+        )
     }
 }

@@ -68,12 +68,20 @@ struct S3Error: ErrorEnvelope, ExplainedRefusal {
         )
     }
 
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n<Error><Code>\(XMLText.escaped(self.code))</Code>"
+    /// The `<Error>` element, without the XML declaration.
+    ///
+    /// - Parameter requestID: the request's id, as `RequestId` (and, from it, `HostId`).
+    func document(requestID: String) -> String {
+        var xml = "<Error><Code>\(XMLText.escaped(self.code))</Code>"
         xml += "<Message>\(XMLText.escaped(self.message))</Message>"
         for (name, value) in self.details { xml += "<\(name)>\(XMLText.escaped(value))</\(name)>" }
-        xml += "<RequestId>\(XMLText.escaped(context.id))</RequestId>"
-        xml += "<HostId>\(XMLText.escaped(AmzRequestID.hostID(of: context.id)))</HostId></Error>"
+        xml += "<RequestId>\(XMLText.escaped(requestID))</RequestId>"
+        xml += "<HostId>\(XMLText.escaped(AmzRequestID.hostID(of: requestID)))</HostId></Error>"
+        return xml
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        let xml = S3XML.declaration + self.document(requestID: context.id)
         var headers = self.headers
         headers[.contentType] = "application/xml"
         // Wherever the refusal is rendered (a route group, S3's dispatch before any route), its identifiers go

@@ -7,7 +7,13 @@ import NIOCore
 struct S3XML {
     static let namespace = "http://s3.amazonaws.com/doc/2006-03-01/"
 
-    private(set) var text = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+    /// The XML declaration every answer starts with.
+    static let declaration = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+
+    private(set) var text = Self.declaration
+
+    /// The root element, without the declaration (for an answer whose declaration went out first).
+    var root: Substring { self.text.dropFirst(Self.declaration.count) }
 
     /// Opens `name` (with S3's namespace on the root), runs `body` for the children, and closes it.
     mutating func element(_ name: String, root: Bool = false, _ body: (inout S3XML) -> Void) {

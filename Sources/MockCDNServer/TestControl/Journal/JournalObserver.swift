@@ -51,15 +51,16 @@ struct JournalObserver: RequestObserver {
             return response
         }
         let original = response.body
+        let notes = context.notes
         response.body = ResponseBody(contentLength: original.contentLength) { writer in
             let sent = ByteCount()
             do {
                 try await original.write(CountingWriter(inner: writer, sent: sent))
             } catch {
-                Self.complete(entry, received: received, sent: sent, started: started)
+                Self.complete(entry, received: received, sent: sent, started: started, notes: notes)
                 throw error
             }
-            Self.complete(entry, received: received, sent: sent, started: started)
+            Self.complete(entry, received: received, sent: sent, started: started, notes: notes)
         }
         return response
     }
@@ -112,13 +113,17 @@ struct JournalObserver: RequestObserver {
         entry.update {
             $0.status = Int(status.code)
             $0.credential = credential
-            // Messages quote bits of the request (a member name, a region); the journal keeps a bounded line.
-            $0.reason = refusal.map { String($0.reason.prefix(512)) }
-            $0.expiredAt = refusal?.expiredAt
+            Self.record(refusal, in: &$0)
             $0.fault = fault?.id
             $0.faultKinds = fault?.kinds ?? []
         }
         return fault?.id
+    }
+
+    private static func record(_ refusal: RefusalNote?, in state: inout Journal.Entry.State) {
+        // Messages quote bits of the request (a member name, a region); the journal keeps a bounded line.
+        state.reason = refusal.map { String($0.reason.prefix(512)) }
+        state.expiredAt = refusal?.expiredAt
     }
 
     /// Completes the entry of an answer of known length now, with that length as bytes out.
@@ -137,17 +142,24 @@ struct JournalObserver: RequestObserver {
         return true
     }
 
+    /// Completes the entry once its answer is written.
+    ///
+    /// - Parameter notes: for an answer written after its head, the request's notes then: a refusal noted
+    ///   while the body was written (an `<Error>` inside a kept-alive 200, `KeptAliveAnswer`) is recorded.
     private static func complete(
         _ entry: Journal.Entry,
         received: ByteCount,
         sent: ByteCount,
-        started: ContinuousClock.Instant
+        started: ContinuousClock.Instant,
+        notes: RequestNotes? = nil
     ) {
         let duration = Self.milliseconds(since: started)
+        let refusal = notes?.refusal
         entry.update {
             $0.bytesIn = received.value
             $0.bytesOut = sent.value
             $0.durationMilliseconds = duration
+            if let refusal { Self.record(refusal, in: &$0) }
         }
     }
 
