@@ -33,7 +33,9 @@ struct PresignedPutController {
             upload.bound = bytes
         }
         return try await CredentialNote.answer(authorisedBy: source, request: request, context: context) {
-            let object = try await self.uploads.receiveBody(request, app: app, key: key, upload: upload) { $0 }
+            // The upload path's stages: admission, then store and event; the body is stored as it arrives.
+            let (admitted, incoming) = try await self.uploads.admit(request, app: app, key: key, upload: upload)
+            let object = try await self.uploads.keep(incoming, body: admitted.wire, admitted: admitted)
             var response = try PutResponse(
                 url: self.links.mediaURL(app: app, key: key, now: now, base: self.links.base(for: request)),
                 key: key.rawValue,

@@ -28,70 +28,142 @@ struct RawUpload: Sendable {
     var seal: @Sendable (ObjectIntake.Summary, inout ObjectAttributes) async throws -> Void = { _, _ in }
 }
 
+/// A request body let onto the upload path (the admission stage): its framing checked, its declared length
+/// within the limit, and its bytes read under a stall watch. The route decodes `wire` (aws-chunked framing off,
+/// digests taken) or takes it as it is, and hands the result to `keep` or `keepPiece`.
+struct AdmittedBody: Sendable {
+    /// The body as it arrives on the wire: each wait for bytes timed, a body cut short refused.
+    let wire: WatchedSequence
+    /// The most bytes the object (or piece) may have.
+    let limit: Int
+    /// The reset epoch at admission: an object a reset overtook is removed again.
+    let epoch: Int
+}
+
 extension UploadReceiver {
-    /// Receives a raw request body (a presigned or S3 PUT) into `key` under the app's upload policy: size,
-    /// sniffing and extensions as on the multipart routes, plus a stall timeout. Nothing stays stored when it
-    /// throws, and an object already at `key` is replaced only by a complete new one.
+    /// The admission stage of a raw body (a presigned or S3 PUT) into `key`: the app's upload policy and its
+    /// limit (or the URL's bound, or the rule `upload.limit` names), then `admitPiece`'s checks.
     ///
     /// - Parameters:
     ///   - request: the PUT; `Content-Type` is the declared type, `Content-Length` is checked before reading.
     ///   - app: the app that receives the file.
     ///   - key: where it goes; its last segment is the file name the policy checks.
     ///   - upload: the URL's bound and owner, metadata, and the check before commit.
-    ///   - decode: the object's bytes from the body as it arrives on the wire (the identity for a plain
-    ///     body; aws-chunked framing removed and checksums taken for an S3 PUT).
-    /// - Returns: the stored object.
-    /// - Throws: `UploadFailure` (`.tooLarge`, `.stalled`, `.input`...), what `decode`'s sequence or
-    ///   `upload.seal` throws, or a storage error.
-    func receiveBody<Body: AsyncSequence & Sendable>(
+    /// - Returns: the admitted body, and the upload the store stage keeps.
+    /// - Throws: `UploadFailure` (`.tooLarge` by the declared length, `.input` for framing).
+    func admit(
         _ request: Request,
         app: MediaApp,
         key: ObjectKey,
-        upload: RawUpload,
-        decode: (WatchedSequence) throws -> Body
-    ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
-        try Self.checkFraming(request)
+        upload: RawUpload
+    ) async throws -> (AdmittedBody, IncomingUpload) {
         let (kind, config, policyLimit) = try await self.policy(for: key, app: app)
         let limit = min(upload.bound ?? .max, upload.limit ?? policyLimit)
+        let admitted = try self.admitPiece(request, app: app, limit: limit, declaredLength: upload.declaredLength)
+        let incoming = IncomingUpload(
+            name: key.rawValue.split(separator: "/").last.map(String.init),
+            declaredType: request.headers[.contentType],
+            keepsDeclaredType: upload.keepsDeclaredType,
+            key: { _ in key },
+            kind: kind,
+            config: config,
+            limit: limit,
+            owner: upload.owner,
+            extras: upload.extras,
+            allowsEmpty: upload.allowsEmpty,
+            digest: upload.digest,
+            seal: upload.seal
+        )
+        return (admitted, incoming)
+    }
+
+    /// The admission stage of a body that is one piece of a file (an S3 part), or of any raw body once its
+    /// limit is known: the framing, the declared length against `limit` before a byte is read, the stall watch.
+    ///
+    /// - Parameters:
+    ///   - request: the PUT.
+    ///   - app: the app that receives it (its stall timeout).
+    ///   - limit: the most bytes it may have.
+    ///   - declaredLength: its length when the framing hides it (aws-chunked); nil: `Content-Length`.
+    /// - Throws: `UploadFailure` (`.tooLarge`, `.input`).
+    func admitPiece(_ request: Request, app: MediaApp, limit: Int, declaredLength: Int?) throws -> AdmittedBody {
+        try Self.checkFraming(request)
         let length = request.headers[.contentLength].flatMap { Int($0) }
-        if let declared = upload.declaredLength ?? length, declared > limit {
+        if let declared = declaredLength ?? length, declared > limit {
             throw UploadFailure.tooLarge(limit: limit)
         }
-        let epoch = self.epoch.current
-        let fileName = key.rawValue.split(separator: "/").last.map(String.init)
         let watch = StallWatch(seconds: self.stallTimeout(for: app))
-        let body = try decode(
-            WatchedSequence(base: request.body, watch: watch, expectedLength: length, onBytes: self.onBytesRead)
+        return AdmittedBody(
+            wire: WatchedSequence(base: request.body, watch: watch, expectedLength: length, onBytes: self.onBytesRead),
+            limit: limit,
+            epoch: self.epoch.current
         )
-        do {
-            let object = try await watch.run {
-                try await self.store(
-                    IncomingUpload(
-                        name: fileName,
-                        declaredType: request.headers[.contentType],
-                        keepsDeclaredType: upload.keepsDeclaredType,
-                        key: { _ in key },
-                        kind: kind,
-                        config: config,
-                        limit: limit,
-                        owner: upload.owner,
-                        extras: upload.extras,
-                        allowsEmpty: upload.allowsEmpty,
-                        digest: upload.digest,
-                        seal: upload.seal
-                    ),
-                    body: body.makeAsyncIterator()
-                )
+    }
+
+    /// The store stage of an admitted raw body, decoded by its route: `store` under the app's upload policy
+    /// (sniffing, the seal, the event), under the stall watch. Nothing stays stored when it throws, and an
+    /// object already at the key is replaced only by a complete new one.
+    ///
+    /// - Parameters:
+    ///   - upload: what `admit` made of it.
+    ///   - body: the object's bytes, as the route decoded them from `admitted.wire`.
+    ///   - admitted: the admission.
+    /// - Returns: the stored object.
+    /// - Throws: `UploadFailure` (`.tooLarge`, `.stalled`, `.input`, `.unavailable` after a reset), what the
+    ///   body or the seal throws, or a storage error.
+    func keep<Body: AsyncSequence & Sendable>(
+        _ upload: IncomingUpload,
+        body: Body,
+        admitted: AdmittedBody
+    ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
+        try await self.watched(admitted) { try await self.store(upload, body: body.makeAsyncIterator()) }
+    }
+
+    /// The store stage of an admitted piece: its bytes into `storeKey` as they are (no policy: it meets the
+    /// object's when the pieces are joined), the seal before the commit, no event.
+    ///
+    /// - Parameters:
+    ///   - body: the piece's bytes, as the route decoded them from `admitted.wire`.
+    ///   - storeKey: where the piece is kept.
+    ///   - admitted: the admission.
+    ///   - digest: whether the store takes the body's SHA-256.
+    ///   - seal: the last check before the commit; may add to the attributes (the piece's ETag).
+    /// - Returns: the stored piece.
+    /// - Throws: as `keep`.
+    func keepPiece<Body: AsyncSequence & Sendable>(
+        _ body: Body,
+        at storeKey: ObjectKey,
+        admitted: AdmittedBody,
+        digest: ObjectIntake.Digest,
+        seal: @escaping @Sendable (ObjectIntake.Summary, inout ObjectAttributes) throws -> Void
+    ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
+        let (store, clock) = (self.store, self.clock)
+        return try await self.watched(admitted) {
+            try await store.put(storeKey, body: body, maxBytes: admitted.limit, digest: digest) { summary in
+                var attributes = ObjectAttributes(contentType: "application/octet-stream", created: clock.now)
+                try seal(summary, &attributes)
+                return attributes
             }
+        }
+    }
+
+    /// Runs a store stage under the admission's stall watch; an object a reset overtook is removed, and a
+    /// failure is answered as an upload's (`refusal`).
+    private func watched(
+        _ admitted: AdmittedBody,
+        _ work: @escaping @Sendable () async throws -> ObjectMetadata
+    ) async throws -> ObjectMetadata {
+        do {
+            let object = try await admitted.wire.watch.run(work)
             do {
-                try self.checkEpoch(epoch)
+                try self.checkEpoch(admitted.epoch)
             } catch {
                 await self.discard(object)
                 throw error
             }
             return object
         } catch {
-            throw Self.refusal(error, limit: limit)
+            throw Self.refusal(error, limit: admitted.limit)
         }
     }
 }

@@ -22,51 +22,6 @@ extension UploadReceiver {
         return (kind, config, UploadPolicy.sizeLimit(config))
     }
 
-    /// Receives a raw request body that is one piece of a file: at most `limit` bytes, under the stall
-    /// watch, and dropped when a reset overtakes it. Nothing stays stored when it throws.
-    ///
-    /// - Parameters:
-    ///   - request: the PUT; `Content-Length` (or `declaredLength`) is checked before the body is read.
-    ///   - app: the app that receives it.
-    ///   - limit: the most bytes the piece may have.
-    ///   - declaredLength: the piece's length when the framing hides it (aws-chunked); nil: `Content-Length`.
-    ///   - decode: the piece's bytes from the body as it arrives on the wire.
-    ///   - store: stores the decoded bytes and returns the stored object.
-    /// - Returns: the stored piece.
-    /// - Throws: `UploadFailure` (`.tooLarge`, `.stalled`, `.input`, `.unavailable`), what `decode`'s sequence
-    ///   or `store` throws.
-    func receivePiece<Body: AsyncSequence & Sendable>(
-        _ request: Request,
-        app: MediaApp,
-        limit: Int,
-        declaredLength: Int?,
-        decode: (WatchedSequence) throws -> Body,
-        store: @escaping @Sendable (Body) async throws -> ObjectMetadata
-    ) async throws -> ObjectMetadata where Body.Element == ByteBuffer {
-        try Self.checkFraming(request)
-        let length = request.headers[.contentLength].flatMap { Int($0) }
-        if let declared = declaredLength ?? length, declared > limit {
-            throw UploadFailure.tooLarge(limit: limit)
-        }
-        let epoch = self.epoch.current
-        let watch = StallWatch(seconds: self.stallTimeout(for: app))
-        let body = try decode(
-            WatchedSequence(base: request.body, watch: watch, expectedLength: length, onBytes: self.onBytesRead)
-        )
-        do {
-            let piece = try await watch.run { try await store(body) }
-            do {
-                try self.checkEpoch(epoch)
-            } catch {
-                await self.discard(piece)
-                throw error
-            }
-            return piece
-        } catch {
-            throw Self.refusal(error, limit: limit)
-        }
-    }
-
     /// Stores pieces kept in the store, one after the other, as one object: within `limit` (checked on their
     /// sizes before a byte is read), and under the app's type policy on the first bytes, as `store` applies
     /// it to every upload. Reads one slice at a time, never the whole.

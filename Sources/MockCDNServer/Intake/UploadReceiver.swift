@@ -243,14 +243,14 @@ struct UploadReceiver: Sendable {
 
     /// An upload about to stream in: what the client called the file and said it was, where it goes, the
     /// policy and bounds it is held to, and the last check before it is kept.
-    struct IncomingUpload {
+    struct IncomingUpload: Sendable {
         let name: String?
         let declaredType: String?
         /// The declared type is stored when the bytes show none, whatever it is (S3's rule,
         /// `UploadPolicy.storedType`); the upload routes store no image, audio, video, PDF or ZIP type then.
         var keepsDeclaredType = false
         /// The store key, from the sanitised file name.
-        let key: (String) throws -> ObjectKey
+        let key: @Sendable (String) throws -> ObjectKey
         /// Image or file policy.
         let kind: UploadPolicy.Kind
         /// The app's policy for `kind`.

@@ -41,9 +41,10 @@ struct ObjectWriter {
                     try await condition.check(store, key: key)
                 }
             )
-            let object = try await self.uploads.receiveBody(request, app: app, key: key, upload: upload) {
-                try payload.body($0)
-            }
+            // The upload path's stages, in order: admission, decoding (the route's), then store, seal and event.
+            let (admitted, incoming) = try await self.uploads.admit(request, app: app, key: key, upload: upload)
+            let body = try payload.body(admitted.wire)
+            let object = try await self.uploads.keep(incoming, body: body, admitted: admitted)
             var headers = payload.digests.answerHeaders()
             headers[.eTag] = object.etag
             return Response(status: .ok, headers: headers)

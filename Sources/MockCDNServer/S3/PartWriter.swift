@@ -99,26 +99,25 @@ struct PartWriter {
         promise: PayloadPromise,
         checksum: MultipartChecksum?
     ) async throws -> (ObjectMetadata, ChecksumAlgorithm) {
-        let (store, clock) = (self.uploads.store, self.parts.clock)
         let payload = try S3Payload(request, query: query, promise: promise, unclaimedAlgorithm: checksum?.algorithm)
         try MultipartChecksum.checkPart(
             claimed: payload.digests.headerClaim?.algorithm ?? payload.digests.trailerAlgorithm,
             upload: checksum
         )
-        let stored = try await self.uploads.receivePiece(
+        // The piece's stages: admission, decoding (aws-chunked off, digests taken), then store and seal.
+        let admitted = try self.uploads.admitPiece(
             request,
             app: app,
             limit: limit,
-            declaredLength: payload.declaredLength,
-            decode: { try payload.body($0) },
-            store: { body in
-                try await store.put(storeKey, body: body, maxBytes: limit, digest: payload.digest) { summary in
-                    var attributes = ObjectAttributes(contentType: "application/octet-stream", created: clock.now)
-                    try payload.seal(summary, &attributes)
-                    return attributes
-                }
-            }
+            declaredLength: payload.declaredLength
         )
+        let body = try payload.body(admitted.wire)
+        let stored = try await self.uploads.keepPiece(
+            body,
+            at: storeKey,
+            admitted: admitted,
+            digest: payload.digest
+        ) { summary, attributes in try payload.seal(summary, &attributes) }
         return (stored, payload.digests.algorithm)
     }
 
